@@ -1,0 +1,183 @@
+//! Colour semantics (seed 001): which Zotero highlight colour means what.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::ColorCategory;
+
+/// Meaning names of the seed's table, in the order the summary presents them.
+pub const SECTION1: &str = "section1";
+/// Purple: a `###` sub-section.
+pub const SECTION2: &str = "section2";
+/// Magenta: a `####` minor heading.
+pub const SECTION3: &str = "section3";
+/// Green: key findings, evidence, claims.
+pub const POSITIVE: &str = "positive";
+/// Grey: definitions, methodology, context.
+pub const DETAIL: &str = "detail";
+/// Red: criticisms, limitations, concerns.
+pub const NEGATIVE: &str = "negative";
+/// Orange: technical content, statistics.
+pub const CODE: &str = "code";
+/// Yellow: questions, gaps, uncertainties.
+pub const QUESTION: &str = "question";
+/// A colour the map does not know.
+pub const OTHER: &str = "other";
+
+/// Every meaning a colour can have, besides `other`.
+pub const MEANINGS: [&str; 8] = [SECTION1, SECTION2, SECTION3, POSITIVE, DETAIL, NEGATIVE, CODE, QUESTION];
+
+/// One row of the colour map.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColorEntry {
+    /// `#rrggbb`, any case (compared case-insensitively).
+    pub hex: String,
+    /// The meaning: one of [`MEANINGS`] or a name of the user's.
+    pub name: String,
+}
+
+/// Hex → meaning, with the seed's table as the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColorMap {
+    /// The rows; the first row whose hex matches wins.
+    pub entries: Vec<ColorEntry>,
+}
+
+impl Default for ColorMap {
+    fn default() -> Self {
+        let rows = [
+            ("#2ea8e5", SECTION1),
+            ("#a28ae5", SECTION2),
+            ("#e56eee", SECTION3),
+            ("#5fb236", POSITIVE),
+            ("#aaaaaa", DETAIL),
+            ("#ff6666", NEGATIVE),
+            ("#f19837", CODE),
+            ("#ffd400", QUESTION),
+        ];
+        Self {
+            entries: rows
+                .iter()
+                .map(|(hex, name)| ColorEntry { hex: hex.to_string(), name: name.to_string() })
+                .collect(),
+        }
+    }
+}
+
+impl ColorMap {
+    /// The meaning of `hex` (`#rrggbb` or `rrggbb`, any case), or `other`.
+    pub fn name_of(&self, hex: &str) -> &str {
+        let hex = hex.trim().trim_start_matches('#');
+        self.entries
+            .iter()
+            .find(|e| e.hex.trim().trim_start_matches('#').eq_ignore_ascii_case(hex))
+            .map_or(OTHER, |e| e.name.as_str())
+    }
+
+    /// The hex of the first row with meaning `name` (case-insensitive), lowercase with `#`.
+    pub fn hex_of(&self, name: &str) -> Option<String> {
+        self.entries.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| normalize_hex(&e.hex))
+    }
+
+    /// Checks every row: a hex must be `#rrggbb` (or `#rgb`), a name must not be empty.
+    /// Returns one message per bad row, naming it, so a settings screen can show it inline.
+    pub fn validate(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            if parse_hex(&entry.hex).is_none() {
+                problems.push(format!(
+                    "row {}: \"{}\" is not a colour; write it as #rrggbb, for example #ffd400",
+                    i + 1,
+                    entry.hex
+                ));
+            }
+            if entry.name.trim().is_empty() {
+                problems.push(format!("row {}: the meaning is empty", i + 1));
+            }
+        }
+        problems
+    }
+}
+
+/// The category of a meaning: `hierarchy` for section1–3, else `semantic`.
+pub fn category_of(name: &str) -> ColorCategory {
+    if heading_level_of(name).is_some() { ColorCategory::Hierarchy } else { ColorCategory::Semantic }
+}
+
+/// The heading level a section colour creates: section1 → 2, section2 → 3, section3 → 4.
+pub fn heading_level_of(name: &str) -> Option<u8> {
+    match name {
+        SECTION1 => Some(2),
+        SECTION2 => Some(3),
+        SECTION3 => Some(4),
+        _ => None,
+    }
+}
+
+/// Zotero's named highlight colours (as Highlightr classes and the built-in template name them).
+pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "yellow" => "#ffd400",
+        "red" => "#ff6666",
+        "green" => "#5fb236",
+        "blue" => "#2ea8e5",
+        "purple" => "#a28ae5",
+        "magenta" | "pink" => "#e56eee",
+        "orange" => "#f19837",
+        "gray" | "grey" => "#aaaaaa",
+        _ => return None,
+    })
+}
+
+/// `#RGB`/`#RRGGBB` (with or without `#`) → lowercase `#rrggbb`; `None` if it is not a colour.
+pub fn parse_hex(text: &str) -> Option<String> {
+    let digits = text.trim().strip_prefix('#').unwrap_or(text.trim());
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    match digits.len() {
+        6 => Some(format!("#{}", digits.to_ascii_lowercase())),
+        3 => Some(digits.chars().fold(String::from("#"), |mut s, c| {
+            s.push(c.to_ascii_lowercase());
+            s.push(c.to_ascii_lowercase());
+            s
+        })),
+        _ => None,
+    }
+}
+
+/// Lowercase `#rrggbb` for a hex that may lack `#` or use upper case; unchanged if not a colour.
+pub fn normalize_hex(text: &str) -> String {
+    parse_hex(text).unwrap_or_else(|| text.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_map_matches_case_insensitively() {
+        let map = ColorMap::default();
+        assert_eq!(map.name_of("#5FB236"), POSITIVE);
+        assert_eq!(map.name_of("2ea8e5"), SECTION1);
+        assert_eq!(map.name_of("#123456"), OTHER);
+        assert_eq!(map.hex_of("Question").as_deref(), Some("#ffd400"));
+    }
+
+    #[test]
+    fn categories_and_levels() {
+        assert_eq!(category_of(SECTION2), ColorCategory::Hierarchy);
+        assert_eq!(category_of(CODE), ColorCategory::Semantic);
+        assert_eq!(heading_level_of(SECTION3), Some(4));
+        assert_eq!(heading_level_of(POSITIVE), None);
+    }
+
+    #[test]
+    fn validation_names_bad_rows() {
+        let mut map = ColorMap::default();
+        map.entries.push(ColorEntry { hex: "#12345g".into(), name: "odd".into() });
+        let problems = map.validate();
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].starts_with("row 9"));
+        assert_eq!(parse_hex("#AbC").as_deref(), Some("#aabbcc"));
+    }
+}

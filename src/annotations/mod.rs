@@ -1,0 +1,26 @@
+//! Zotero Integration annotation notes → [`AnnotationDoc`] records.
+//!
+//! Pure: takes the note's text, returns data plus diagnostics, never fails and never panics.
+
+pub mod colors;
+mod model;
+pub mod prefixes;
+
+pub use colors::{ColorEntry, ColorMap};
+pub use model::{Annotation, AnnotationDoc, AnnotationType, ColorCategory, TemplateStyle};
+pub use prefixes::{PrefixEntry, PrefixTable};
+
+use serde::{Deserialize, Serialize};
+
+/// What the parser needs to know about the user's setup.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ParseOptions {
+    /// Hex → meaning.
+    pub colors: ColorMap,
+    /// Recognised comment prefixes.
+    pub prefixes: PrefixTable,
+}
+
+mod parse;
+pub use parse::{is_annotation_note, parse};

@@ -1,0 +1,9 @@
+//! Scholia: Zotero annotations in Obsidian as structured data, summaries and syntheses.
+
+pub mod annotations;
+pub mod diag;
+pub mod note;
+pub mod synthesis;
+pub mod vault;
+
+pub use diag::{Diagnostic, Severity};

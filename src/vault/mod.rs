@@ -1,0 +1,1 @@
+//! All file access goes through the [`Vault`] trait; the core speaks vault-relative paths only.
