@@ -1,0 +1,3 @@
+//! The `scholia` binary: CLI and MCP server (feature `mcp`).
+
+fn main() {}

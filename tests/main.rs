@@ -1,0 +1,8 @@
+//! Integration tests: one binary, one module per area, shared helpers in `check`.
+
+mod annotations;
+mod check;
+mod cli;
+mod note;
+mod synthesis;
+mod vault;
