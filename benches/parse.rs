@@ -1,0 +1,3 @@
+//! Parse throughput benchmark (placeholder until the parser lands).
+
+fn main() {}
