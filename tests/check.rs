@@ -1,6 +1,7 @@
 //! The data-driven test helper: compare an actual output with the expected file beside the case.
 //!
 //! `UPDATE_SNAPSHOTS=1 cargo test` rewrites the expected files from the actual outputs.
+#![allow(dead_code)] // each test module uses the part it needs
 
 use std::path::{Path, PathBuf};
 
