@@ -70,10 +70,8 @@ pub(crate) fn tensions<'c, 'a>(corpus: &'c Corpus<'a>) -> Vec<Tension<'c, 'a>> {
 
 /// Open questions no other source seems to answer, in source then note order.
 pub(crate) fn unanswered<'c, 'a>(corpus: &'c Corpus<'a>) -> Vec<&'c Item<'a>> {
-    let answers: Vec<&Item> = [Group::Positive, Group::Detail, Group::Code]
-        .iter()
-        .flat_map(|g| corpus.in_group(g))
-        .collect();
+    let answers: Vec<&Item> =
+        [Group::Positive, Group::Detail, Group::Code].iter().flat_map(|g| corpus.in_group(g)).collect();
     corpus
         .in_group(&Group::Question)
         .into_iter()

@@ -100,7 +100,8 @@ impl Collector<'_> {
         }
         self.count += 1;
         let first = self.count;
-        let seen = self.seen.entry(key.clone()).or_insert_with(|| Seen { first_seen: first, ..Seen::default() });
+        let seen =
+            self.seen.entry(key.clone()).or_insert_with(|| Seen { first_seen: first, ..Seen::default() });
         seen.sources.insert(src);
         let spelling = display_name(name);
         match seen.spellings.iter_mut().find(|(s, _)| *s == spelling) {
@@ -148,7 +149,8 @@ fn collect_source<'a>(c: &mut Collector<'a>, src: usize, source: &'a SourceNote)
         let key = c.record(&h.name, src);
         heading_keys.push(key);
         let theme_key = nonempty(h.ann.theme.as_deref()).and_then(|t| c.record(t, src));
-        let has_text = nonempty(h.ann.comment.as_deref()).is_some() && nonempty(h.ann.text.as_deref()).is_some();
+        let has_text =
+            nonempty(h.ann.comment.as_deref()).is_some() && nonempty(h.ann.text.as_deref()).is_some();
         if has_text {
             let keys = h.path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
             c.items.push(item(src, h.pos, h.ann, h.anchor, false, keys, theme_key));
@@ -173,7 +175,8 @@ fn item<'a>(
     heading_keys: Vec<String>,
     theme_key: Option<String>,
 ) -> Item<'a> {
-    let words = [ann.text.as_deref(), ann.comment.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+    let words =
+        [ann.text.as_deref(), ann.comment.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
     let terms = salient_terms(&words);
     Item { src, pos, ann, anchor, semantic, heading_keys, theme_key, themes: Vec::new(), terms }
 }
@@ -181,10 +184,10 @@ fn item<'a>(
 /// Its `THEME [x]` theme and the deepest shared heading above it, when shared.
 fn memberships(item: &Item, shared: &BTreeSet<String>) -> Vec<String> {
     let mut out: Vec<String> = item.theme_key.iter().filter(|k| shared.contains(*k)).cloned().collect();
-    if let Some(key) = item.heading_keys.iter().rev().find(|k| shared.contains(*k)) {
-        if !out.contains(key) {
-            out.push(key.clone());
-        }
+    if let Some(key) = item.heading_keys.iter().rev().find(|k| shared.contains(*k))
+        && !out.contains(key)
+    {
+        out.push(key.clone());
     }
     out
 }

@@ -1,7 +1,7 @@
 //! One annotation as a list item, and the semantic groups annotations are sorted into.
 
-use crate::annotations::colors::{CODE, DETAIL, NEGATIVE, OTHER, POSITIVE, QUESTION};
 use crate::annotations::Annotation;
+use crate::annotations::colors::{CODE, DETAIL, NEGATIVE, OTHER, POSITIVE, QUESTION};
 
 use super::GroupTitles;
 use super::markdown::{code_span, one_line, push_fence, push_item};
@@ -70,7 +70,10 @@ impl Group {
 }
 
 /// `items` grouped by colour, groups in presentation order, items in their given order.
-pub(crate) fn grouped<T>(items: impl IntoIterator<Item = T>, ann: impl Fn(&T) -> &Annotation) -> Vec<(Group, Vec<T>)> {
+pub(crate) fn grouped<T>(
+    items: impl IntoIterator<Item = T>,
+    ann: impl Fn(&T) -> &Annotation,
+) -> Vec<(Group, Vec<T>)> {
     let mut groups: Vec<(Group, Vec<T>)> = Vec::new();
     for item in items {
         let group = Group::of(ann(&item));
@@ -102,7 +105,8 @@ pub(crate) struct Body {
 pub(crate) fn body(ann: &Annotation) -> Body {
     let comment = nonempty(ann.comment.as_deref());
     let text = nonempty(ann.text.as_deref());
-    let image = nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")));
+    let image =
+        nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")));
     let is_code = Group::of(ann) == Group::Code;
     let mut code = None;
     let main = match (image, text) {

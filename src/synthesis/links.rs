@@ -100,7 +100,11 @@ mod tests {
             template: TemplateStyle::MarkBlocks,
             diagnostics: vec![],
         };
-        SourceNote { doc, link: "@smithML2023".into(), anchors: anchors.iter().map(|s| s.to_string()).collect() }
+        SourceNote {
+            doc,
+            link: "@smithML2023".into(),
+            anchors: anchors.iter().map(|s| s.to_string()).collect(),
+        }
     }
 
     #[test]
@@ -108,7 +112,10 @@ mod tests {
         let s = source(&["Annotations", "Methods and data"]);
         let anchor = find_anchor(&s, "**Methods and Data**");
         assert_eq!(anchor, Some("Methods and data"));
-        assert_eq!(page_link(&s, anchor, Some("5")).as_deref(), Some("[[@smithML2023#Methods and data|p. 5]]"));
+        assert_eq!(
+            page_link(&s, anchor, Some("5")).as_deref(),
+            Some("[[@smithML2023#Methods and data|p. 5]]")
+        );
         assert_eq!(find_anchor(&s, "Results"), None);
         assert_eq!(page_link(&s, None, Some("12–14")).as_deref(), Some("[[@smithML2023|pp. 12–14]]"));
         assert_eq!(page_link(&s, None, Some(" ")), None);

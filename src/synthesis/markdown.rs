@@ -59,7 +59,8 @@ pub(crate) fn one_line(text: &str) -> String {
 /// taken as a closing sequence), a leading block marker escaped.
 pub(crate) fn heading_text(text: &str) -> String {
     let mut line = escape_line_start(&one_line(text));
-    if line.ends_with('#') {
+    let before_run = line.trim_end_matches('#');
+    if before_run.len() < line.len() && (before_run.is_empty() || before_run.ends_with(' ')) {
         line.pop();
         line.push_str("\\#");
     }
@@ -209,7 +210,8 @@ mod tests {
         assert_eq!(escape_line_start("```rust"), "\\```rust");
         assert_eq!(escape_line_start("~~struck~~"), "~~struck~~");
         assert_eq!(escape_line_start("[1]: ref"), "\\[1]: ref");
-        assert_eq!(heading_text("C# and F#"), "C# and F\\#");
+        assert_eq!(heading_text("C# and F#"), "C# and F#");
+        assert_eq!(heading_text("Trailing ##"), "Trailing #\\#");
     }
 
     #[test]

@@ -43,7 +43,7 @@
 //! let source = SourceNote::from_doc(doc, "@smithML2023", note);
 //! let options = RenderOptions { date: "2024-01-15".into(), ..RenderOptions::default() };
 //! let summary = summarize(&source, &options);
-//! assert!(summary.contains("## Key Points\n- The key finding was significant ([[@smithML2023|p. 12]])"));
+//! assert!(summary.contains("## Key Points\n\n- The key finding was significant ([[@smithML2023|p. 12]])"));
 //! ```
 
 use serde::{Deserialize, Serialize};

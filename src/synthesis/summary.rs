@@ -79,7 +79,13 @@ fn push_section_text(out: &mut String, source: &SourceNote, heading: &super::out
 }
 
 /// The semantic groups of `placed`, each under a heading at `level`.
-fn push_groups(out: &mut String, source: &SourceNote, options: &RenderOptions, level: usize, placed: Vec<&Placed>) {
+fn push_groups(
+    out: &mut String,
+    source: &SourceNote,
+    options: &RenderOptions,
+    level: usize,
+    placed: Vec<&Placed>,
+) {
     for (group, items) in grouped(placed, |p| p.ann) {
         push_heading(out, level, &Group::title(&group, &options.titles));
         for p in items {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::contrast::{Ground, Tension, tensions, unanswered};
 use super::corpus::{Corpus, Item};
-use super::items::{Group, body, flat, push_body};
+use super::items::{Body, Group, body, flat, push_body};
 use super::links::{note_link, page_link};
 use super::markdown::{one_line, push_heading, push_item, yaml_date, yaml_quoted, yaml_string};
 use super::summary::finish;
@@ -89,11 +89,20 @@ fn push_common_themes(out: &mut String, corpus: &Corpus) {
             out.push('\n');
             for item in items {
                 let link = page_link(source, item.anchor, item.ann.page.as_deref()).map(|l| format!("({l})"));
-                push_body(out, 0, &body(item.ann), link.as_deref());
+                push_body(out, 0, &theme_body(item), link.as_deref());
             }
             out.push('\n');
         }
     }
+}
+
+/// A semantic annotation's body; for a section annotation only its highlighted text (its
+/// comment is the theme's heading).
+fn theme_body(item: &Item) -> Body {
+    if item.semantic {
+        return body(item.ann);
+    }
+    Body { text: item.ann.text.as_deref().unwrap_or_default().trim().to_string(), code: None }
 }
 
 /// `([[source]], [[source#anchor|p. 5]])`.
@@ -188,7 +197,8 @@ fn push_next_steps(out: &mut String, corpus: &Corpus, tensions: &[Tension], open
     }
     for tension in tensions {
         let links: Vec<String> = tension.sources().iter().map(|&s| note_link(&corpus.sources[s])).collect();
-        let task = format!("Resolve the tension on {} between {}", ground_label(&tension.ground), and_list(&links));
+        let task =
+            format!("Resolve the tension on {} between {}", ground_label(&tension.ground), and_list(&links));
         push_item(out, 0, "- [ ] ", &task);
     }
     for item in open {

@@ -14,18 +14,19 @@ const STOP_WORDS: &[&str] = &[
     "could", "did", "do", "does", "doing", "down", "during", "each", "either", "etc", "few", "for", "from",
     "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "however",
     "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may", "me", "might", "more", "most",
-    "much", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or",
-    "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
-    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
-    "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "via", "was", "we", "were", "what",
-    "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within",
-    "without", "would", "yet", "you", "your",
+    "much", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or", "other",
+    "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "thus",
+    "to", "too", "under", "until", "up", "upon", "us", "very", "via", "was", "we", "were", "what", "when",
+    "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would",
+    "yet", "you", "your",
 ];
 
 /// The words of `text`: NFKC, lowercased, apostrophes dropped, split on everything that is not a
 /// letter or digit.
 fn words(text: &str) -> Vec<String> {
-    let lowered: String = text.nfkc().flat_map(char::to_lowercase).filter(|c| !matches!(c, '\'' | '’')).collect();
+    let lowered: String =
+        text.nfkc().flat_map(char::to_lowercase).filter(|c| !matches!(c, '\'' | '’')).collect();
     lowered.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
@@ -78,7 +79,8 @@ fn strip_verbal(w: &str) -> Option<String> {
 
 /// The key two theme names share when they name the same theme; empty when nothing is left.
 pub(crate) fn theme_key(name: &str) -> String {
-    let words: Vec<String> = words(name).into_iter().filter(|w| !w.chars().all(|c| c.is_ascii_digit())).collect();
+    let words: Vec<String> =
+        words(name).into_iter().filter(|w| !w.chars().all(|c| c.is_ascii_digit())).collect();
     let content: Vec<&String> = words.iter().filter(|w| !is_stop_word(w)).collect();
     let kept: Vec<&String> = if content.is_empty() { words.iter().collect() } else { content };
     kept.iter().map(|w| stem(w)).collect::<Vec<_>>().join(" ")
@@ -88,7 +90,7 @@ pub(crate) fn theme_key(name: &str) -> String {
 /// and leading numbering removed.
 pub(crate) fn display_name(name: &str) -> String {
     let line = super::markdown::one_line(name);
-    let trimmed = line.trim_end_matches(|c: char| matches!(c, '.' | ':' | ';' | ',' | '!' | '?'));
+    let trimmed = line.trim_end_matches(['.', ':', ';', ',', '!', '?']);
     let unnumbered = trimmed.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
     if unnumbered.is_empty() { trimmed.to_string() } else { unnumbered.to_string() }
 }
