@@ -65,8 +65,8 @@ impl<'a> Outline<'a> {
                 }
                 let parent_anchor = stack.last().and_then(|&i| outline.headings[i].anchor);
                 stack.push(outline.headings.len());
-                let heading = heading(source, ann, level, stack.clone(), parent_anchor);
-                outline.headings.push(Heading { pos, ..heading });
+                let place = Place { pos, level, path: stack.clone(), parent_anchor };
+                outline.headings.push(heading(source, ann, place));
             } else {
                 let section = stack.last().copied();
                 let anchor = section.and_then(|i| outline.headings[i].anchor);
@@ -82,20 +82,30 @@ impl<'a> Outline<'a> {
     }
 }
 
-fn heading<'a>(
-    source: &'a SourceNote,
-    ann: &'a Annotation,
+/// Where a heading sits: its position, level, path and the anchor of its parent.
+struct Place<'a> {
+    pos: usize,
     level: usize,
     path: Vec<usize>,
     parent_anchor: Option<&'a str>,
-) -> Heading<'a> {
+}
+
+fn heading<'a>(source: &'a SourceNote, ann: &'a Annotation, place: Place<'a>) -> Heading<'a> {
     let title = section_title(ann);
     let name = nonempty(ann.comment.as_deref()).or(nonempty(ann.text.as_deref())).map(one_line);
     let own = [Some(title.as_str()), ann.comment.as_deref(), ann.text.as_deref()]
         .into_iter()
         .flatten()
         .find_map(|candidate| find_anchor(source, &one_line(candidate)));
-    Heading { ann, pos: 0, level, name: name.unwrap_or_default(), title, path, anchor: own.or(parent_anchor) }
+    Heading {
+        ann,
+        pos: place.pos,
+        level: place.level,
+        title,
+        name: name.unwrap_or_default(),
+        path: place.path,
+        anchor: own.or(place.parent_anchor),
+    }
 }
 
 /// Whether the annotation opens a section (a hierarchy colour).
