@@ -1,0 +1,204 @@
+//! All sources of a synthesis as one list of items, with the themes they share.
+//!
+//! A theme is a section heading or a `THEME [x]` comment. Two sources share a theme when their
+//! names have the same [`theme_key`]. An annotation belongs to its `THEME [x]` theme and to the
+//! deepest heading above it that is a shared theme.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::annotations::Annotation;
+
+use super::SourceNote;
+use super::items::Group;
+use super::outline::{Outline, nonempty};
+use super::themes::{display_name, salient_terms, theme_key};
+
+/// One annotation of one source, with what the synthesis compares.
+#[derive(Debug)]
+pub(crate) struct Item<'a> {
+    /// Index of its source.
+    pub src: usize,
+    /// Position in the source's annotations.
+    pub pos: usize,
+    /// The annotation.
+    pub ann: &'a Annotation,
+    /// The anchor its links use.
+    pub anchor: Option<&'a str>,
+    /// `false` for the highlighted text of a section annotation (shown under its theme only).
+    pub semantic: bool,
+    /// Theme keys of the headings above it, outermost first.
+    heading_keys: Vec<String>,
+    /// Theme key of its `THEME [x]` comment.
+    theme_key: Option<String>,
+    /// Keys of the shared themes it belongs to.
+    pub themes: Vec<String>,
+    /// Salient terms of its text and comment: (stem, spelling).
+    pub terms: Vec<(String, String)>,
+}
+
+impl Item<'_> {
+    /// Its colour group.
+    pub(crate) fn group(&self) -> Group {
+        Group::of(self.ann)
+    }
+
+    /// How many salient stems it shares with `other`.
+    pub(crate) fn shared_terms<'t>(&'t self, other: &Item) -> Vec<&'t str> {
+        self.terms
+            .iter()
+            .filter(|(stem, _)| other.terms.iter().any(|(s, _)| s == stem))
+            .map(|(_, word)| word.as_str())
+            .collect()
+    }
+}
+
+/// A theme at least two sources share (or the one the user asked for).
+#[derive(Debug)]
+pub(crate) struct Theme {
+    /// The [`theme_key`].
+    pub key: String,
+    /// The spelling most sources use (the first seen on a tie).
+    pub name: String,
+    /// Sources that have it, in source order.
+    pub sources: Vec<usize>,
+    /// How many items belong to it.
+    pub size: usize,
+    first_seen: usize,
+}
+
+/// The sources, their items in source then note order, and the shared themes, strongest first.
+#[derive(Debug)]
+pub(crate) struct Corpus<'a> {
+    /// The sources as given.
+    pub sources: &'a [SourceNote],
+    /// Every semantic annotation, and the text of section annotations titled by their comment.
+    pub items: Vec<Item<'a>>,
+    /// Shared themes: the requested theme first when a source has it, then by number of sources,
+    /// number of items, first appearance.
+    pub themes: Vec<Theme>,
+}
+
+#[derive(Default)]
+struct Seen {
+    spellings: Vec<(String, usize)>,
+    sources: BTreeSet<usize>,
+    first_seen: usize,
+}
+
+struct Collector<'a> {
+    seen: BTreeMap<String, Seen>,
+    items: Vec<Item<'a>>,
+    count: usize,
+}
+
+impl Collector<'_> {
+    /// Notes that source `src` names a theme `name`; returns its key (`None` when empty).
+    fn record(&mut self, name: &str, src: usize) -> Option<String> {
+        let key = theme_key(name);
+        if key.is_empty() {
+            return None;
+        }
+        self.count += 1;
+        let first = self.count;
+        let seen =
+            self.seen.entry(key.clone()).or_insert_with(|| Seen { first_seen: first, ..Seen::default() });
+        seen.sources.insert(src);
+        let spelling = display_name(name);
+        match seen.spellings.iter_mut().find(|(s, _)| *s == spelling) {
+            Some((_, n)) => *n += 1,
+            None => seen.spellings.push((spelling, 1)),
+        }
+        Some(key)
+    }
+}
+
+impl<'a> Corpus<'a> {
+    /// Collects items and themes; `requested` is the theme the user asked for, if any.
+    pub(crate) fn new(sources: &'a [SourceNote], requested: Option<&str>) -> Self {
+        let mut c = Collector { seen: BTreeMap::new(), items: Vec::new(), count: 0 };
+        for (src, source) in sources.iter().enumerate() {
+            collect_source(&mut c, src, source);
+        }
+        let requested = requested.map(theme_key).filter(|k| c.seen.contains_key(k));
+        let shared: BTreeSet<String> = c
+            .seen
+            .iter()
+            .filter(|(key, seen)| seen.sources.len() >= 2 || requested.as_ref() == Some(*key))
+            .map(|(key, _)| key.clone())
+            .collect();
+        for item in &mut c.items {
+            item.themes = memberships(item, &shared);
+        }
+        let mut themes: Vec<Theme> = shared.iter().map(|key| theme(key, &c.seen[key], &c.items)).collect();
+        themes.sort_by_key(|t| {
+            (requested.as_ref() != Some(&t.key), std::cmp::Reverse((t.sources.len(), t.size)), t.first_seen)
+        });
+        Corpus { sources, items: c.items, themes }
+    }
+
+    /// The items of the semantic colour `group`, in source then note order.
+    pub(crate) fn in_group(&self, group: &Group) -> Vec<&Item<'a>> {
+        self.items.iter().filter(|i| i.semantic && i.group() == *group).collect()
+    }
+}
+
+fn collect_source<'a>(c: &mut Collector<'a>, src: usize, source: &'a SourceNote) {
+    let outline = Outline::new(source);
+    let mut heading_keys: Vec<Option<String>> = Vec::new();
+    for h in &outline.headings {
+        let key = c.record(&h.name, src);
+        heading_keys.push(key);
+        let theme_key = nonempty(h.ann.theme.as_deref()).and_then(|t| c.record(t, src));
+        let has_text =
+            nonempty(h.ann.comment.as_deref()).is_some() && nonempty(h.ann.text.as_deref()).is_some();
+        if has_text {
+            let keys = h.path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
+            c.items.push(item(src, h.pos, h.ann, h.anchor, false, keys, theme_key));
+        }
+    }
+    for p in &outline.placed {
+        let path = p.section.map(|s| outline.headings[s].path.clone()).unwrap_or_default();
+        let keys = path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
+        let theme_key = nonempty(p.ann.theme.as_deref()).and_then(|t| c.record(t, src));
+        c.items.push(item(src, p.pos, p.ann, p.anchor, true, keys, theme_key));
+    }
+    let start = c.items.iter().position(|i| i.src == src).unwrap_or(c.items.len());
+    c.items[start..].sort_by_key(|i| i.pos);
+}
+
+fn item<'a>(
+    src: usize,
+    pos: usize,
+    ann: &'a Annotation,
+    anchor: Option<&'a str>,
+    semantic: bool,
+    heading_keys: Vec<String>,
+    theme_key: Option<String>,
+) -> Item<'a> {
+    let words =
+        [ann.text.as_deref(), ann.comment.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+    let terms = salient_terms(&words);
+    Item { src, pos, ann, anchor, semantic, heading_keys, theme_key, themes: Vec::new(), terms }
+}
+
+/// Its `THEME [x]` theme and the deepest shared heading above it, when shared.
+fn memberships(item: &Item, shared: &BTreeSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = item.theme_key.iter().filter(|k| shared.contains(*k)).cloned().collect();
+    if let Some(key) = item.heading_keys.iter().rev().find(|k| shared.contains(*k))
+        && !out.contains(key)
+    {
+        out.push(key.clone());
+    }
+    out
+}
+
+fn theme(key: &str, seen: &Seen, items: &[Item]) -> Theme {
+    let best = seen.spellings.iter().rev().max_by_key(|(_, n)| *n).map(|(s, _)| s.clone());
+    Theme {
+        key: key.to_string(),
+        name: best.unwrap_or_else(|| key.to_string()),
+        sources: seen.sources.iter().copied().collect(),
+        size: items.iter().filter(|i| i.themes.iter().any(|k| k == key)).count(),
+        first_seen: seen.first_seen,
+    }
+}

@@ -1,0 +1,165 @@
+//! One annotation as a list item, and the semantic groups annotations are sorted into.
+
+use crate::annotations::Annotation;
+use crate::annotations::colors::{CODE, DETAIL, NEGATIVE, OTHER, POSITIVE, QUESTION};
+
+use super::GroupTitles;
+use super::markdown::{code_span, one_line, push_fence, push_item};
+use super::outline::nonempty;
+
+/// A semantic group: one per colour meaning, in seed 001's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Group {
+    /// Green.
+    Positive,
+    /// Red.
+    Negative,
+    /// Yellow.
+    Question,
+    /// Grey.
+    Detail,
+    /// Orange.
+    Code,
+    /// A meaning from the user's colour map that the seed does not name.
+    Custom(String),
+    /// An unknown colour.
+    Other,
+}
+
+impl Group {
+    /// The group of an annotation's colour meaning.
+    pub(crate) fn of(ann: &Annotation) -> Self {
+        let color = ann.color.trim().to_lowercase();
+        match color.as_str() {
+            POSITIVE => Self::Positive,
+            NEGATIVE => Self::Negative,
+            QUESTION => Self::Question,
+            DETAIL => Self::Detail,
+            CODE => Self::Code,
+            "" | OTHER => Self::Other,
+            _ => Self::Custom(color),
+        }
+    }
+
+    /// Presentation order: the seed's colours, then the user's (in order of appearance), then
+    /// unknown colours.
+    pub(crate) fn rank(&self) -> u8 {
+        match self {
+            Self::Positive => 0,
+            Self::Negative => 1,
+            Self::Question => 2,
+            Self::Detail => 3,
+            Self::Code => 4,
+            Self::Custom(_) => 5,
+            Self::Other => 6,
+        }
+    }
+
+    /// The group's heading.
+    pub(crate) fn title(&self, titles: &GroupTitles) -> String {
+        match self {
+            Self::Positive => titles.positive.clone(),
+            Self::Negative => titles.negative.clone(),
+            Self::Question => titles.question.clone(),
+            Self::Detail => titles.detail.clone(),
+            Self::Code => titles.code.clone(),
+            Self::Custom(name) => capitalized(name),
+            Self::Other => titles.other.clone(),
+        }
+    }
+}
+
+/// `items` grouped by colour, groups in presentation order, items in their given order.
+pub(crate) fn grouped<T>(
+    items: impl IntoIterator<Item = T>,
+    ann: impl Fn(&T) -> &Annotation,
+) -> Vec<(Group, Vec<T>)> {
+    let mut groups: Vec<(Group, Vec<T>)> = Vec::new();
+    for item in items {
+        let group = Group::of(ann(&item));
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, list)) => list.push(item),
+            None => groups.push((group, vec![item])),
+        }
+    }
+    groups.sort_by_key(|(g, _)| g.rank());
+    groups
+}
+
+fn capitalized(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// What an annotation shows: its text line(s), and code shown as a fenced block after them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Body {
+    /// Prefix, text (or image embed, or inline code) and comment; may span several lines.
+    pub text: String,
+    /// Multi-line code (orange annotations), shown as a fenced block under the item.
+    pub code: Option<String>,
+}
+
+/// The body of an annotation: `**THESIS:** text — comment`; a note shows its comment, an image
+/// its embed, a code annotation its code.
+pub(crate) fn body(ann: &Annotation) -> Body {
+    let comment = nonempty(ann.comment.as_deref());
+    let text = nonempty(ann.text.as_deref());
+    let image =
+        nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")));
+    let is_code = Group::of(ann) == Group::Code;
+    let mut code = None;
+    let main = match (image, text) {
+        (Some(embed), Some(text)) => Some(format!("{embed} {text}")),
+        (Some(embed), None) => Some(embed),
+        (None, Some(text)) if is_code && !text.contains('\n') => Some(code_span(text)),
+        (None, Some(text)) if is_code => {
+            code = Some(text.to_string());
+            None
+        }
+        (None, Some(text)) => Some(text.to_string()),
+        (None, None) => None,
+    };
+    let mut out: Vec<String> = prefix_label(ann).into_iter().collect();
+    out.extend(main.clone());
+    if let Some(comment) = comment {
+        out.push(if main.is_some() { format!("— {comment}") } else { comment.to_string() });
+    }
+    let mut text = out.join(" ");
+    if text.is_empty() {
+        text = if code.is_some() { "Code:".to_string() } else { "*(empty annotation)*".to_string() };
+    }
+    Body { text, code }
+}
+
+/// The comment prefix in bold, as the user wrote it: `**THESIS:**`, `**THEME [method]:**`.
+pub(crate) fn prefix_label(ann: &Annotation) -> Option<String> {
+    let prefix = nonempty(ann.comment_prefix.as_deref())?;
+    let bare = prefix.trim_end_matches(':');
+    let label = match nonempty(ann.theme.as_deref()) {
+        Some(theme) if bare.eq_ignore_ascii_case("THEME") => format!("{bare} [{}]:", one_line(theme)),
+        _ => format!("{bare}:"),
+    };
+    Some(format!("**{label}**"))
+}
+
+/// Appends `body` as a list item with `suffix` (links) at the end of its last text line.
+pub(crate) fn push_body(out: &mut String, indent: usize, body: &Body, suffix: Option<&str>) {
+    let content = match suffix {
+        Some(suffix) => format!("{} {suffix}", body.text.trim_end()),
+        None => body.text.clone(),
+    };
+    push_item(out, indent, "- ", &content);
+    if let Some(code) = &body.code {
+        push_fence(out, indent + 2, code);
+    }
+}
+
+/// The annotation's whole text on one line, for tasks and for matching.
+pub(crate) fn flat(ann: &Annotation) -> String {
+    let body = body(ann);
+    match body.code {
+        Some(code) => one_line(&format!("{} {}", body.text, code_span(&one_line(&code)))),
+        None => one_line(&body.text),
+    }
+}

@@ -1,0 +1,129 @@
+//! Wikilinks that resolve in Obsidian.
+//!
+//! The target is always the source note ([`SourceNote::link`]); an anchor is written only when it
+//! names a heading or block listed in [`SourceNote::anchors`], spelled as listed there; the page is
+//! the alias. Seed 001's `[[key#p. 5|p. 5]]` would name a heading that does not exist, so pages
+//! never become anchors.
+
+use crate::note::anchor::anchors_match;
+
+use super::SourceNote;
+
+/// `[[target]]`, `[[target#anchor]]`, `[[target|alias]]` or `[[target#anchor|alias]]`.
+pub(crate) fn wikilink(target: &str, anchor: Option<&str>, alias: Option<&str>) -> String {
+    let mut out = format!("[[{target}");
+    if let Some(anchor) = anchor {
+        out.push('#');
+        out.push_str(anchor);
+    }
+    if let Some(alias) = alias {
+        out.push('|');
+        out.push_str(&alias_text(alias));
+    }
+    out.push_str("]]");
+    out
+}
+
+/// The link to the whole note: `[[@smithML2023]]`.
+pub(crate) fn note_link(source: &SourceNote) -> String {
+    wikilink(&source.link, None, None)
+}
+
+/// The page link: `[[@smithML2023#Heading|p. 5]]` (or without the anchor); `None` without a page.
+pub(crate) fn page_link(source: &SourceNote, anchor: Option<&str>, page: Option<&str>) -> Option<String> {
+    let alias = page_alias(page?)?;
+    Some(wikilink(&source.link, anchor, Some(&alias)))
+}
+
+/// `p. 5`, `pp. 12-14`; a label that already says `p.`/`pp.` is kept. `None` when empty.
+pub(crate) fn page_alias(page: &str) -> Option<String> {
+    let page = page.trim();
+    if page.is_empty() {
+        return None;
+    }
+    let lower = page.to_lowercase();
+    if lower.starts_with("p.") || lower.starts_with("pp.") || lower.starts_with("page") {
+        return Some(page.to_string());
+    }
+    let range = page.contains(['-', '–', '—', ',']);
+    Some(format!("{} {page}", if range { "pp." } else { "p." }))
+}
+
+/// Alias text that cannot end the link early: `|` and brackets replaced, on one line.
+pub(crate) fn alias_text(alias: &str) -> String {
+    let replaced: String = alias
+        .chars()
+        .map(|c| match c {
+            '|' => '/',
+            '[' => '(',
+            ']' => ')',
+            c if c.is_whitespace() => ' ',
+            c => c,
+        })
+        .collect();
+    super::markdown::one_line(&replaced)
+}
+
+/// The anchor of `source` that `candidate` names, as spelled in the note's anchor list.
+pub(crate) fn find_anchor<'a>(source: &'a SourceNote, candidate: &str) -> Option<&'a str> {
+    if candidate.trim().is_empty() {
+        return None;
+    }
+    source
+        .anchors
+        .iter()
+        .find(|a| !a.starts_with('^') && anchors_match(a, candidate))
+        .map(String::as_str)
+        .filter(|a| is_link_safe(a))
+}
+
+/// An anchor that cannot break the link it sits in.
+fn is_link_safe(anchor: &str) -> bool {
+    !anchor.trim().is_empty() && !anchor.contains(['|', '[', ']', '#', '\n', '\r'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::annotations::{AnnotationDoc, TemplateStyle};
+
+    fn source(anchors: &[&str]) -> SourceNote {
+        let doc = AnnotationDoc {
+            citekey: "smithML2023".into(),
+            title: "T".into(),
+            file_path: "/v/@smithML2023.md".into(),
+            annotations: vec![],
+            zotero_link: None,
+            authors: None,
+            year: None,
+            tags: vec![],
+            template: TemplateStyle::MarkBlocks,
+            diagnostics: vec![],
+        };
+        SourceNote {
+            doc,
+            link: "@smithML2023".into(),
+            anchors: anchors.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn pages_are_aliases_and_anchors_must_exist() {
+        let s = source(&["Annotations", "Methods and data"]);
+        let anchor = find_anchor(&s, "**Methods and Data**");
+        assert_eq!(anchor, Some("Methods and data"));
+        assert_eq!(
+            page_link(&s, anchor, Some("5")).as_deref(),
+            Some("[[@smithML2023#Methods and data|p. 5]]")
+        );
+        assert_eq!(find_anchor(&s, "Results"), None);
+        assert_eq!(page_link(&s, None, Some("12–14")).as_deref(), Some("[[@smithML2023|pp. 12–14]]"));
+        assert_eq!(page_link(&s, None, Some(" ")), None);
+        assert_eq!(note_link(&s), "[[@smithML2023]]");
+    }
+
+    #[test]
+    fn aliases_cannot_close_the_link() {
+        assert_eq!(wikilink("n", None, Some("a|b]] c")), "[[n|a/b)) c]]");
+    }
+}
