@@ -2,6 +2,7 @@
 
 pub mod annotations;
 pub mod diag;
+pub mod library;
 pub mod note;
 pub mod synthesis;
 pub mod vault;

@@ -1,0 +1,131 @@
+//! Annotation notes in a vault: listing, finding by citekey, loading for the renderer, writing
+//! results. Pure over [`Vault`]: the CLI and the MCP server share it.
+
+use serde::Serialize;
+
+use crate::annotations::{self, ParseOptions};
+use crate::note::Frontmatter;
+use crate::synthesis::SourceNote;
+use crate::vault::{FileMeta, Vault, VaultError, VaultPath, naming};
+
+/// One annotation note, as `obsidian_list_annotation_files` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AnnotationFile {
+    /// The citekey (frontmatter `citekey`, else from the note).
+    pub citekey: String,
+    /// The document's title.
+    pub title: String,
+    /// Vault-relative path.
+    pub path: String,
+    /// Frontmatter tags.
+    pub tags: Vec<String>,
+}
+
+/// The Markdown notes under `folder`.
+pub fn notes(vault: &dyn Vault, folder: &VaultPath) -> Result<Vec<FileMeta>, VaultError> {
+    Ok(vault.list(folder)?.into_iter().filter(|f| f.path.is_markdown()).collect())
+}
+
+/// Every annotation note under `folder` carrying all of `tags` (case-insensitive; a tag also
+/// matches its nested tags: `ml` matches `ml/rag`), sorted by path.
+pub fn list_annotation_files(
+    vault: &dyn Vault,
+    folder: &VaultPath,
+    tags: &[String],
+    options: &ParseOptions,
+) -> Result<Vec<AnnotationFile>, VaultError> {
+    let mut out = Vec::new();
+    for meta in notes(vault, folder)? {
+        let Ok(text) = vault.read(&meta.path) else { continue };
+        if !annotations::is_annotation_note(&text, options) {
+            continue;
+        }
+        let doc = annotations::parse(&text, &vault.absolute(&meta.path), options);
+        let wanted = |t: &String| {
+            let t = t.trim_start_matches('#').to_lowercase();
+            doc.tags.iter().any(|have| {
+                let have = have.to_lowercase();
+                have == t || have.starts_with(&format!("{t}/"))
+            })
+        };
+        if tags.iter().all(wanted) {
+            out.push(AnnotationFile {
+                citekey: doc.citekey,
+                title: doc.title,
+                path: meta.path.as_str().to_string(),
+                tags: doc.tags,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The annotation note of `citekey` under `folder`: the note whose frontmatter `citekey` matches
+/// (exactly, else case-insensitively), else a note named `@citekey.md`.
+pub fn find_by_citekey(
+    vault: &dyn Vault,
+    folder: &VaultPath,
+    citekey: &str,
+) -> Result<Option<VaultPath>, VaultError> {
+    let citekey = citekey.trim().trim_start_matches('@');
+    let notes = notes(vault, folder)?;
+    let mut loose = None;
+    for meta in &notes {
+        let Ok(text) = vault.read(&meta.path) else { continue };
+        if let Some(key) = Frontmatter::parse(&text).get_str("citekey") {
+            let key = key.trim().trim_start_matches('@');
+            if key == citekey {
+                return Ok(Some(meta.path.clone()));
+            }
+            if loose.is_none() && key.to_lowercase() == citekey.to_lowercase() {
+                loose = Some(meta.path.clone());
+            }
+        }
+    }
+    if loose.is_some() {
+        return Ok(loose);
+    }
+    let file_name = format!("@{citekey}.md");
+    Ok(notes.into_iter().find(|m| m.path.file_name().eq_ignore_ascii_case(&file_name)).map(|m| m.path))
+}
+
+/// What to write inside `[[…]]` to reach `target` from anywhere in a vault holding `all`: its
+/// name without `.md` when no other file has that name (case-insensitive), else its path without `.md`.
+pub fn link_text(all: &[FileMeta], target: &VaultPath) -> String {
+    let name = target.stem().to_lowercase();
+    let same_name =
+        all.iter().filter(|f| f.path.is_markdown() && f.path.stem().to_lowercase() == name).count();
+    if same_name <= 1 { target.stem().to_string() } else { target.without_md().to_string() }
+}
+
+/// Reads and parses the annotation note at `path` for the renderer. `all` is the vault's file list
+/// (for link text); the doc's `file_path` is the note's absolute path.
+pub fn load_source(
+    vault: &dyn Vault,
+    all: &[FileMeta],
+    path: &VaultPath,
+    options: &ParseOptions,
+) -> Result<SourceNote, VaultError> {
+    let text = vault.read(path)?;
+    let doc = annotations::parse(&text, &vault.absolute(path), options);
+    Ok(SourceNote::from_doc(doc, link_text(all, path), &text))
+}
+
+/// Writes `content` as a new note named by `pattern` and `vars` in `folder`, numbering the name
+/// rather than overwriting anything. Returns the path written.
+pub fn write_result(
+    vault: &dyn Vault,
+    folder: &str,
+    pattern: &str,
+    vars: &[(&str, &str)],
+    content: &str,
+) -> Result<VaultPath, VaultError> {
+    loop {
+        let path = naming::result_path(folder, pattern, vars, |p| vault.exists(p))?;
+        match vault.create_new(&path, content) {
+            // Someone created the same name in between: take the next number.
+            Err(VaultError::AlreadyExists { .. }) => continue,
+            other => return other.map(|()| path),
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! `FsVault`: the vault on disk. The only module of the crate that touches `std::fs`.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use super::{DirEntry, FileMeta, Vault, VaultError, VaultPath, trash_name};
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A vault folder on disk.
+#[derive(Debug, Clone)]
+pub struct FsVault {
+    root: PathBuf,
+}
+
+impl FsVault {
+    /// Opens the vault at `root` (which must be a folder); the root is canonicalised once.
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, VaultError> {
+        let given = root.as_ref();
+        let root = fs::canonicalize(given)
+            .map_err(|_| VaultError::NotAVault { path: given.display().to_string() })?;
+        if !root.is_dir() {
+            return Err(VaultError::NotAVault { path: given.display().to_string() });
+        }
+        Ok(Self { root })
+    }
+
+    /// The canonical root folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The vault path of a filesystem path inside the vault (`None` when it is outside).
+    pub fn vault_path_of(&self, file: &Path) -> Option<VaultPath> {
+        let canonical = fs::canonicalize(file).ok()?;
+        let rel = canonical.strip_prefix(&self.root).ok()?;
+        VaultPath::new(&rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/")).ok()
+    }
+
+    /// The filesystem path of `path`, checked not to lead outside the vault through a symlink:
+    /// the deepest existing ancestor is canonicalised and must lie under the root.
+    fn resolve(&self, path: &VaultPath) -> Result<PathBuf, VaultError> {
+        let full = self.root.join(path.as_str());
+        let mut probe = full.as_path();
+        loop {
+            if let Ok(canonical) = fs::canonicalize(probe) {
+                if !canonical.starts_with(&self.root) {
+                    return Err(VaultError::OutsideVault { path: path.to_string() });
+                }
+                return Ok(full);
+            }
+            match probe.parent() {
+                Some(parent) => probe = parent,
+                None => return Ok(full),
+            }
+        }
+    }
+
+    fn io(path: &VaultPath, source: std::io::Error) -> VaultError {
+        match source.kind() {
+            std::io::ErrorKind::NotFound => VaultError::NotFound { path: path.to_string() },
+            std::io::ErrorKind::AlreadyExists => VaultError::AlreadyExists { path: path.to_string() },
+            _ => VaultError::Io { path: path.to_string(), source },
+        }
+    }
+
+    fn meta(path: VaultPath, md: &fs::Metadata) -> FileMeta {
+        let ms = |t: std::io::Result<SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as i64)
+        };
+        let mtime_ms = ms(md.modified());
+        let ctime = ms(md.created());
+        FileMeta { path, size: md.len(), mtime_ms, ctime_ms: if ctime == 0 { mtime_ms } else { ctime } }
+    }
+
+    /// Writes `content` to a fresh temporary file beside `dest` and syncs it; returns its path.
+    fn write_temp(&self, path: &VaultPath, dest: &Path, content: &str) -> Result<PathBuf, VaultError> {
+        let dir = dest.parent().unwrap_or(&self.root);
+        fs::create_dir_all(dir).map_err(|e| Self::io(path, e))?;
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{}.scholia-{}-{n}.tmp", path.file_name(), std::process::id()));
+        let result = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| f.write_all(content.as_bytes()).and_then(|()| f.sync_all()));
+        if let Err(e) = result {
+            let _ = fs::remove_file(&tmp);
+            return Err(Self::io(path, e));
+        }
+        Ok(tmp)
+    }
+
+    fn walk(&self, dir: &Path, out: &mut Vec<FileMeta>) -> Result<(), VaultError> {
+        let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let full = entry.path();
+            let Some(vpath) = self.vault_path_of(&full) else { continue };
+            let Ok(md) = fs::metadata(&full) else { continue };
+            if md.is_dir() {
+                if entry.file_type().is_ok_and(|t| !t.is_symlink()) {
+                    self.walk(&full, out)?;
+                }
+            } else if md.is_file() {
+                out.push(Self::meta(vpath, &md));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Vault for FsVault {
+    fn list(&self, folder: &VaultPath) -> Result<Vec<FileMeta>, VaultError> {
+        let dir = self.resolve(folder)?;
+        if !dir.is_dir() {
+            return Err(VaultError::NotFound { path: folder.to_string() });
+        }
+        let mut out = Vec::new();
+        self.walk(&dir, &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn list_dir(&self, folder: &VaultPath) -> Result<Vec<DirEntry>, VaultError> {
+        let dir = self.resolve(folder)?;
+        let entries = fs::read_dir(&dir).map_err(|e| Self::io(folder, e))?;
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Ok(path) = folder.join(&name) else { continue };
+            if self.resolve(&path).is_err() {
+                continue;
+            }
+            let is_dir = fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+            out.push(DirEntry { path, is_dir });
+        }
+        out.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.path.cmp(&b.path)));
+        Ok(out)
+    }
+
+    fn read(&self, path: &VaultPath) -> Result<String, VaultError> {
+        let full = self.resolve(path)?;
+        if full.is_dir() {
+            return Err(VaultError::WrongKind { path: path.to_string(), expected: "file", found: "folder" });
+        }
+        let bytes = fs::read(&full).map_err(|e| Self::io(path, e))?;
+        String::from_utf8(bytes).map_err(|_| VaultError::NotText { path: path.to_string() })
+    }
+
+    fn stat(&self, path: &VaultPath) -> Result<FileMeta, VaultError> {
+        let full = self.resolve(path)?;
+        let md = fs::metadata(&full).map_err(|e| Self::io(path, e))?;
+        Ok(Self::meta(path.clone(), &md))
+    }
+
+    fn exists(&self, path: &VaultPath) -> bool {
+        self.resolve(path).is_ok_and(|full| full.exists())
+    }
+
+    fn create_new(&self, path: &VaultPath, content: &str) -> Result<(), VaultError> {
+        path.ensure_writable()?;
+        let dest = self.resolve(path)?;
+        if dest.exists() {
+            return Err(VaultError::AlreadyExists { path: path.to_string() });
+        }
+        let tmp = self.write_temp(path, &dest, content)?;
+        // A hard link never replaces an existing file: the no-clobber half of an atomic create.
+        let linked = fs::hard_link(&tmp, &dest);
+        let _ = fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(VaultError::AlreadyExists { path: path.to_string() })
+            }
+            Err(_) => {
+                // File systems without hard links: fall back to an exclusive create.
+                let mut file = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&dest)
+                    .map_err(|e| Self::io(path, e))?;
+                file.write_all(content.as_bytes()).map_err(|e| Self::io(path, e))
+            }
+        }
+    }
+
+    fn write(&self, path: &VaultPath, content: &str) -> Result<(), VaultError> {
+        path.ensure_writable()?;
+        let dest = self.resolve(path)?;
+        if dest.is_dir() {
+            return Err(VaultError::WrongKind { path: path.to_string(), expected: "file", found: "folder" });
+        }
+        let tmp = self.write_temp(path, &dest, content)?;
+        fs::rename(&tmp, &dest).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            Self::io(path, e)
+        })
+    }
+
+    fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError> {
+        path.ensure_writable()?;
+        let src = self.resolve(path)?;
+        if !src.is_file() {
+            return Err(VaultError::NotFound { path: path.to_string() });
+        }
+        let stamp = jiff::Zoned::now().strftime("%Y-%m-%d %H%M%S").to_string();
+        let target = trash_name(path, &stamp, |p| self.root.join(p.as_str()).exists());
+        let dest = self.root.join(target.as_str());
+        fs::create_dir_all(self.root.join(".trash")).map_err(|e| Self::io(&target, e))?;
+        fs::rename(&src, &dest).map_err(|e| Self::io(path, e))?;
+        Ok(target)
+    }
+
+    fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError> {
+        from.ensure_writable()?;
+        to.ensure_writable()?;
+        let src = self.resolve(from)?;
+        let dest = self.resolve(to)?;
+        if dest.exists() {
+            return Err(VaultError::AlreadyExists { path: to.to_string() });
+        }
+        if !src.exists() {
+            return Err(VaultError::NotFound { path: from.to_string() });
+        }
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent).map_err(|e| Self::io(to, e))?;
+        }
+        fs::rename(&src, &dest).map_err(|e| Self::io(from, e))
+    }
+
+    fn absolute(&self, path: &VaultPath) -> String {
+        self.root.join(path.as_str()).display().to_string()
+    }
+}
