@@ -1,3 +1,195 @@
-//! The `scholia` binary: CLI and MCP server (feature `mcp`).
+//! The `scholia` binary: parse arguments, open the vault, run a command.
 
-fn main() {}
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use clap::{Parser, Subcommand};
+use scholia::annotations::{self, AnnotationDoc, ParseOptions, colors};
+use scholia::library;
+use scholia::synthesis::{self, RenderOptions};
+use scholia::vault::config::{self, Config, Env};
+use scholia::vault::{FsVault, Vault, VaultPath, naming};
+
+/// Zotero annotations in Obsidian as data, summaries and syntheses.
+#[derive(Debug, Parser)]
+#[command(name = "scholia", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print a note's annotations as JSON.
+    Parse {
+        /// The annotation note.
+        file: PathBuf,
+        /// Keep only these colours (meanings such as positive, question, or hexes such as #5fb236).
+        #[arg(long, value_delimiter = ',')]
+        colors: Vec<String>,
+    },
+    /// Print (or write) the summary of one annotation note.
+    Summarize {
+        /// The annotation note.
+        file: PathBuf,
+        #[command(flatten)]
+        common: RenderArgs,
+    },
+    /// Print (or write) the synthesis of several annotation notes.
+    Synthesize {
+        /// The annotation notes.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The synthesis theme (default: the strongest theme the notes share).
+        #[arg(long)]
+        theme: Option<String>,
+        #[command(flatten)]
+        common: RenderArgs,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct RenderArgs {
+    /// The vault (default: OBSIDIAN_VAULT_PATH, .zotero-mcp.toml, or the folder holding .obsidian/).
+    #[arg(long)]
+    vault: Option<PathBuf>,
+    /// The `created` date, YYYY-MM-DD (default: today).
+    #[arg(long)]
+    date: Option<String>,
+    /// Write the note into the synthesis folder and print its path, instead of printing it.
+    #[arg(long)]
+    write: bool,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
+            eprintln!("scholia: {}", chain.join(": "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let options = ParseOptions::default();
+    match cli.command {
+        Command::Parse { file, colors } => {
+            let text = read_note(&file)?;
+            let absolute = std::path::absolute(&file).unwrap_or(file);
+            let mut doc = annotations::parse(&text, &absolute.display().to_string(), &options);
+            filter_colors(&mut doc, &colors, &options)?;
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        }
+        Command::Summarize { file, common } => {
+            let ctx = Context::open(&common, std::slice::from_ref(&file))?;
+            let source = ctx.source(&file, &options)?;
+            let text = synthesis::summarize(&source, &ctx.render);
+            let title = source.doc.title.clone();
+            let vars =
+                [("title", title.as_str()), ("citekey", &source.doc.citekey), ("date", &ctx.render.date)];
+            ctx.emit(&text, naming::SUMMARY_PATTERN, &vars, common.write)?;
+        }
+        Command::Synthesize { files, theme, common } => {
+            let mut ctx = Context::open(&common, &files)?;
+            ctx.render.theme = theme;
+            let sources = files.iter().map(|f| ctx.source(f, &options)).collect::<Result<Vec<_>>>()?;
+            let text = synthesis::synthesize(&sources, &ctx.render)?;
+            let title = synthesis::synthesis_title(&sources, &ctx.render);
+            let vars = [("theme", title.as_str()), ("date", &ctx.render.date)];
+            ctx.emit(&text, naming::SYNTHESIS_PATTERN, &vars, common.write)?;
+        }
+    }
+    Ok(())
+}
+
+/// A vault opened for rendering, with the vault's file list for link text.
+struct Context {
+    config: Config,
+    vault: FsVault,
+    files: Vec<scholia::vault::FileMeta>,
+    render: RenderOptions,
+}
+
+impl Context {
+    fn open(args: &RenderArgs, notes: &[PathBuf]) -> Result<Self> {
+        let env = Env::from_process();
+        let config = match config::resolve(args.vault.as_deref(), &env) {
+            Err(config::ConfigError::NoVault) => vault_above(notes).map_or_else(
+                || Err(anyhow!(config::ConfigError::NoVault)),
+                |vault| Ok(config::resolve(Some(&vault), &env)?),
+            )?,
+            other => other?,
+        };
+        let vault = FsVault::open(&config.vault)?;
+        let files = vault.list(&VaultPath::root())?;
+        let date = match &args.date {
+            Some(date) => date
+                .parse::<jiff::civil::Date>()
+                .map_err(|_| anyhow!("--date {date:?} is not a date; write it as YYYY-MM-DD"))?
+                .to_string(),
+            None => jiff::Zoned::now().date().to_string(),
+        };
+        Ok(Self { config, vault, files, render: RenderOptions { date, ..RenderOptions::default() } })
+    }
+
+    fn source(&self, file: &Path, options: &ParseOptions) -> Result<synthesis::SourceNote> {
+        read_note(file)?;
+        let path = self.vault.vault_path_of(file).ok_or_else(|| {
+            anyhow!(
+                "{} is not inside the vault {}; pass --vault with the vault that holds it",
+                file.display(),
+                self.config.vault.display()
+            )
+        })?;
+        Ok(library::load_source(&self.vault, &self.files, &path, options)?)
+    }
+
+    fn emit(&self, text: &str, pattern: &str, vars: &[(&str, &str)], write: bool) -> Result<()> {
+        if !write {
+            print!("{text}");
+            return Ok(());
+        }
+        let path = library::write_result(&self.vault, &self.config.synthesis_folder, pattern, vars, text)
+            .with_context(|| format!("writing into {}", self.config.synthesis_folder))?;
+        println!("{}", self.vault.absolute(&path));
+        Ok(())
+    }
+}
+
+/// The nearest folder above the first note that holds `.obsidian/`.
+fn vault_above(notes: &[PathBuf]) -> Option<PathBuf> {
+    let first = std::path::absolute(notes.first()?).ok()?;
+    first.ancestors().skip(1).find(|dir| dir.join(".obsidian").is_dir()).map(Path::to_path_buf)
+}
+
+fn read_note(file: &Path) -> Result<String> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", file.display()))
+}
+
+/// Keeps the annotations whose colour meaning or hex is in `wanted`; an unknown name is an error.
+fn filter_colors(doc: &mut AnnotationDoc, wanted: &[String], options: &ParseOptions) -> Result<()> {
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let mut names: Vec<String> = colors::MEANINGS.iter().map(|s| s.to_string()).collect();
+    names.push(colors::OTHER.to_string());
+    names.extend(options.colors.entries.iter().map(|e| e.name.to_lowercase()));
+    let mut keep: Vec<String> = Vec::new();
+    for item in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        if let Some(hex) = colors::parse_hex(item).filter(|_| item.starts_with('#')) {
+            keep.push(hex);
+        } else if names.contains(&item.to_lowercase()) {
+            keep.push(item.to_lowercase());
+        } else {
+            bail!("unknown colour {item:?}; use a meaning ({}) or a hex such as #5fb236", names.join(", "));
+        }
+    }
+    doc.annotations.retain(|a| {
+        keep.iter().any(|k| *k == a.color.to_lowercase() || a.color_hex.as_deref() == Some(k.as_str()))
+    });
+    Ok(())
+}

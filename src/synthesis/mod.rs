@@ -130,7 +130,7 @@ mod synthesis;
 mod themes;
 
 pub use summary::summarize;
-pub use synthesis::synthesize;
+pub use synthesis::{synthesis_title, synthesize};
 
 /// Why a synthesis could not be written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

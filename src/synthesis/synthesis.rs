@@ -23,9 +23,7 @@ pub fn synthesize(sources: &[SourceNote], options: &RenderOptions) -> Result<Str
     if sources.is_empty() {
         return Err(SynthesisError::NoSources);
     }
-    let requested = options.theme.as_deref().map(one_line).filter(|t| !t.is_empty());
-    let corpus = Corpus::new(sources, requested.as_deref());
-    let theme = requested.clone().or_else(|| corpus.themes.first().map(|t| t.name.clone()));
+    let (corpus, theme) = corpus_and_theme(sources, options);
     let mut out = String::new();
     push_frontmatter(&mut out, &corpus, theme.as_deref(), options);
     let title = theme.clone().unwrap_or_else(|| citekeys(sources));
@@ -39,6 +37,19 @@ pub fn synthesize(sources: &[SourceNote], options: &RenderOptions) -> Result<Str
     push_contradictions_and_gaps(&mut out, &corpus, &tensions, &open);
     push_next_steps(&mut out, &corpus, &tensions, &open);
     Ok(finish(out))
+}
+
+/// The title a synthesis of `sources` gets (what follows `# Synthesis: `): the requested theme,
+/// else the strongest shared theme, else the citekeys. Front ends use it to name the note.
+pub fn synthesis_title(sources: &[SourceNote], options: &RenderOptions) -> String {
+    corpus_and_theme(sources, options).1.unwrap_or_else(|| citekeys(sources))
+}
+
+fn corpus_and_theme<'a>(sources: &'a [SourceNote], options: &RenderOptions) -> (Corpus<'a>, Option<String>) {
+    let requested = options.theme.as_deref().map(one_line).filter(|t| !t.is_empty());
+    let corpus = Corpus::new(sources, requested.as_deref());
+    let theme = requested.or_else(|| corpus.themes.first().map(|t| t.name.clone()));
+    (corpus, theme)
 }
 
 fn push_frontmatter(out: &mut String, corpus: &Corpus, theme: Option<&str>, options: &RenderOptions) {
