@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Parser, Subcommand};
-use scholia::annotations::{self, AnnotationDoc, ParseOptions, colors};
+use scholia::annotations::{self, ParseOptions, colors};
 use scholia::library;
 use scholia::synthesis::{self, RenderOptions};
 use scholia::vault::config::{self, Config, Env};
@@ -77,10 +77,16 @@ fn run(cli: Cli) -> Result<()> {
     let options = ParseOptions::default();
     match cli.command {
         Command::Parse { file, colors } => {
+            let keep = color_filter(&colors, &options)?;
             let text = read_note(&file)?;
             let absolute = std::path::absolute(&file).unwrap_or(file);
             let mut doc = annotations::parse(&text, &absolute.display().to_string(), &options);
-            filter_colors(&mut doc, &colors, &options)?;
+            if !keep.is_empty() {
+                doc.annotations.retain(|a| {
+                    keep.iter()
+                        .any(|k| *k == a.color.to_lowercase() || a.color_hex.as_deref() == Some(k.as_str()))
+                });
+            }
             println!("{}", serde_json::to_string_pretty(&doc)?);
         }
         Command::Summarize { file, common } => {
@@ -170,11 +176,9 @@ fn read_note(file: &Path) -> Result<String> {
     String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", file.display()))
 }
 
-/// Keeps the annotations whose colour meaning or hex is in `wanted`; an unknown name is an error.
-fn filter_colors(doc: &mut AnnotationDoc, wanted: &[String], options: &ParseOptions) -> Result<()> {
-    if wanted.is_empty() {
-        return Ok(());
-    }
+/// The colour meanings (lowercase) and hexes (`#rrggbb`) named in `wanted`; an unknown name is an
+/// error listing the valid ones. Empty means every colour.
+fn color_filter(wanted: &[String], options: &ParseOptions) -> Result<Vec<String>> {
     let mut names: Vec<String> = colors::MEANINGS.iter().map(|s| s.to_string()).collect();
     names.push(colors::OTHER.to_string());
     names.extend(options.colors.entries.iter().map(|e| e.name.to_lowercase()));
@@ -188,8 +192,5 @@ fn filter_colors(doc: &mut AnnotationDoc, wanted: &[String], options: &ParseOpti
             bail!("unknown colour {item:?}; use a meaning ({}) or a hex such as #5fb236", names.join(", "));
         }
     }
-    doc.annotations.retain(|a| {
-        keep.iter().any(|k| *k == a.color.to_lowercase() || a.color_hex.as_deref() == Some(k.as_str()))
-    });
-    Ok(())
+    Ok(keep)
 }
