@@ -4,6 +4,7 @@ pub mod annotations;
 pub mod diag;
 pub mod library;
 pub mod note;
+pub mod periodic;
 pub mod synthesis;
 pub mod vault;
 
