@@ -130,10 +130,10 @@ impl PeriodicSettings {
         for period in Period::ALL {
             if let Some(found) = periodic.as_ref().and_then(|v| from_periodic_plugin(v, period)) {
                 periods.push((period, found));
-            } else if period == Period::Daily {
-                if let Some(found) = daily.as_ref().map(from_daily_plugin) {
-                    periods.push((period, found));
-                }
+            } else if period == Period::Daily
+                && let Some(found) = daily.as_ref().map(from_daily_plugin)
+            {
+                periods.push((period, found));
             }
         }
         (Self { periods }, diagnostics)
