@@ -1,1 +1,87 @@
-//! annotations tests.
+//! The annotation parser: data-driven cases (`tests/cases/annotations/*.md` → `*.json`), and
+//! properties that hold for any input.
+
+use proptest::prelude::*;
+use scholia::annotations::{ParseOptions, is_annotation_note, parse};
+
+use crate::check::{cases, check, root};
+
+#[test]
+fn cases_match_their_expected_json() {
+    let dir = root().join("tests/cases/annotations");
+    let options = ParseOptions::default();
+    let notes = cases(&dir, ".md");
+    assert!(notes.len() >= 6, "the annotation cases are missing");
+    for note in notes {
+        let text = std::fs::read_to_string(&note).unwrap();
+        let name = note.file_name().unwrap().to_string_lossy().into_owned();
+        let doc = parse(&text, &format!("/vault/References/{name}"), &options);
+        let json = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+        check(&note.with_extension("json"), &json);
+    }
+}
+
+#[test]
+fn crlf_and_bom_read_like_the_plain_note() {
+    let dir = root().join("tests/cases/annotations");
+    let options = ParseOptions::default();
+    let plain = parse(&std::fs::read_to_string(dir.join("real_export.md")).unwrap(), "x", &options);
+    let crlf = parse(&std::fs::read_to_string(dir.join("crlf_bom.md")).unwrap(), "x", &options);
+    assert_eq!(plain.annotations, crlf.annotations);
+    assert_eq!(plain.title, crlf.title);
+}
+
+#[test]
+fn every_annotation_block_becomes_a_record() {
+    // Each `<mark` in the user's template is one annotation: none is dropped.
+    let text = std::fs::read_to_string(root().join("tests/cases/annotations/real_export.md")).unwrap();
+    let doc = parse(&text, "x", &ParseOptions::default());
+    assert_eq!(doc.annotations.len(), text.matches("<mark").count());
+}
+
+#[test]
+fn annotation_notes_are_recognised() {
+    let options = ParseOptions::default();
+    assert!(is_annotation_note("---\ncategory: annotations\n---\nno marks", &options));
+    assert!(is_annotation_note("---\ncategory: [Annotations]\n---\n", &options));
+    assert!(is_annotation_note(
+        "<mark style=\"background-color: #5fb236\">Highlight</mark>\n\"x\"\n",
+        &options
+    ));
+    assert!(!is_annotation_note("---\ncategory: Meeting\n---\n# Notes\n> [!Cite]\n> [@x]\n", &options));
+}
+
+fn mutated(seed: &str) -> impl Strategy<Value = String> {
+    let seed = seed.to_string();
+    (0..seed.len(), 0..64usize, "[<>\\[\\]#*\"“”@|!`%\n\r a-z0-9]{0,8}").prop_map(move |(at, cut, insert)| {
+        let mut at = at;
+        while !seed.is_char_boundary(at) {
+            at -= 1;
+        }
+        let mut end = (at + cut).min(seed.len());
+        while !seed.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}{insert}{}", &seed[..at], &seed[end..])
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn never_panics_on_arbitrary_text(text in "\\PC{0,400}") {
+        let doc = parse(&text, "x.md", &ParseOptions::default());
+        prop_assert!(doc.annotations.len() <= text.len());
+    }
+
+    #[test]
+    fn never_panics_on_mutated_exports(text in mutated(include_str!("cases/annotations/real_export.md"))) {
+        let _ = parse(&text, "x.md", &ParseOptions::default());
+    }
+
+    #[test]
+    fn never_panics_on_mutated_callouts(text in mutated(include_str!("cases/annotations/callout_style.md"))) {
+        let _ = parse(&text, "x.md", &ParseOptions::default());
+    }
+}

@@ -3,6 +3,8 @@
 //! Pure: takes the note's text, returns data plus diagnostics, never fails and never panics.
 
 pub mod colors;
+mod draft;
+mod lines;
 mod model;
 pub mod prefixes;
 
@@ -23,4 +25,6 @@ pub struct ParseOptions {
 }
 
 mod parse;
+mod styles;
+mod text;
 pub use parse::{is_annotation_note, parse};

@@ -1,17 +1,263 @@
-//! The parser: note text → [`AnnotationDoc`].
+//! The parser: note text → [`AnnotationDoc`]. One pass over the body's lines; each template
+//! style is a reader in `styles`, each annotation a `Draft` finished in one place.
 
-use super::{AnnotationDoc, ParseOptions};
+use serde_json::Value;
+
+use super::draft::Draft;
+use super::lines::{Lines, callout_header, heading, is_formatted_line, is_mark_start, unquote};
+use super::model::TemplateStyle;
+use super::styles;
+use super::text::{citekey_prefix, strip_bold, zotero_link};
+use super::{Annotation, AnnotationDoc, ParseOptions};
+use crate::diag::Diagnostic;
+use crate::note::frontmatter::{self, Frontmatter, scalar_string};
 
 /// Parses an annotation note. `file_path` is recorded as given (absolute in the MCP answers).
 /// Never fails: what cannot be read becomes a diagnostic in the result.
 pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationDoc {
-    let _ = (text, file_path, options);
-    todo!("annotation parser")
+    let fm = Frontmatter::parse(text);
+    let lines = Lines::new(text, frontmatter::body_start(text));
+    let mut scan = Scan::default();
+    scan.run(&lines, options);
+    let mut diagnostics = fm.diagnostics.clone();
+    diagnostics.append(&mut scan.diagnostics);
+    let citekey = citekey_of(&fm, &scan, file_path);
+    let title = fm
+        .get_str("title")
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| scan.fields.title.clone())
+        .or_else(|| scan.first_h1.clone())
+        .unwrap_or_else(|| citekey.clone());
+    if scan.annotations.is_empty() {
+        diagnostics.push(Diagnostic::info(0, "no annotation was found in this note"));
+    }
+    AnnotationDoc {
+        citekey,
+        title,
+        file_path: file_path.to_string(),
+        template: scan.style(),
+        annotations: scan.annotations,
+        zotero_link: zotero_link(text, "select").map(str::to_string),
+        authors: authors_of(&fm).or(scan.fields.authors),
+        year: year_of(&fm).or(scan.fields.year),
+        tags: fm.tags(),
+        diagnostics,
+    }
 }
 
 /// Whether `text` is an annotation note: `category: Annotations` in its frontmatter, or the
 /// parser recognises annotations in it.
 pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
-    let _ = (text, options);
-    todo!("annotation note test")
+    let fm = Frontmatter::parse(text);
+    let category = fm.get_ci("category").map(|v| match v {
+        Value::Array(items) => items.iter().filter_map(scalar_string).collect::<Vec<_>>(),
+        other => scalar_string(other).into_iter().collect(),
+    });
+    if category.is_some_and(|c| {
+        c.iter().any(|c| c.trim().trim_matches(['[', ']']).eq_ignore_ascii_case("annotations"))
+    }) {
+        return true;
+    }
+    let lines = Lines::new(text, frontmatter::body_start(text));
+    let mut scan = Scan { stop_at_first: true, ..Scan::default() };
+    scan.run(&lines, options);
+    !scan.annotations.is_empty()
+}
+
+#[derive(Default)]
+struct Fields {
+    title: Option<String>,
+    authors: Option<String>,
+    year: Option<String>,
+}
+
+#[derive(Default)]
+struct Scan {
+    annotations: Vec<Annotation>,
+    diagnostics: Vec<Diagnostic>,
+    styles: [usize; 4],
+    first_h1: Option<String>,
+    first_cite: Option<String>,
+    fields: Fields,
+    stop_at_first: bool,
+}
+
+impl Scan {
+    fn run(&mut self, lines: &Lines, options: &ParseOptions) {
+        let mut i = 0;
+        let mut fence: Option<&str> = None;
+        while i < lines.len() {
+            let line = lines.get(i);
+            let t = line.trim_start();
+            if let Some(marker) = fence {
+                if t.starts_with(marker) {
+                    fence = None;
+                }
+                i += 1;
+                continue;
+            }
+            let next = match t.as_bytes().first() {
+                Some(b'<') if is_mark_start(t) => self.read(lines, i, 0, options),
+                Some(b'>') => self.quoted(lines, i, options),
+                Some(b'"') if is_formatted_line(t) => self.read(lines, i, 3, options),
+                Some(b'`') | Some(b'~') if t.starts_with("```") || t.starts_with("~~~") => {
+                    fence = Some(&t[..3]);
+                    None
+                }
+                Some(b'#') => {
+                    self.heading(t);
+                    None
+                }
+                Some(_) if t.starts_with('“') && is_formatted_line(t) => self.read(lines, i, 3, options),
+                Some(_) => {
+                    self.field(t);
+                    None
+                }
+                None => None,
+            };
+            if self.stop_at_first && !self.annotations.is_empty() {
+                return;
+            }
+            i = next.unwrap_or(i + 1).max(i + 1);
+        }
+    }
+
+    /// A blockquote line: a callout annotation, a formatted-style line, a `<mark>` in a quote, or
+    /// the `[!Cite]` callout and other quotes (which are not annotations).
+    fn quoted(&mut self, lines: &Lines, i: usize, options: &ParseOptions) -> Option<usize> {
+        let line = lines.get(i);
+        if is_formatted_line(line) {
+            return self.read(lines, i, 3, options);
+        }
+        if unquote(line, 1).trim_start().starts_with("<mark") {
+            return self.read(lines, i, 4, options);
+        }
+        let header = callout_header(line)?;
+        let lower = header.to_ascii_lowercase();
+        if lower.starts_with("[!cite") {
+            if let Some(key) = unquote(lines.get(i + 1), 1).trim().strip_prefix("[@").and_then(citekey_prefix)
+            {
+                self.first_cite.get_or_insert_with(|| key.to_string());
+            }
+            return None;
+        }
+        let close = header.find(']')?;
+        let has_color = header[..close].contains('|') || header[close + 1..].starts_with('|');
+        let body_has_annotation = (i + 1..lines.len())
+            .map(|j| lines.get(j))
+            .take_while(|l| l.trim_start().starts_with('>'))
+            .any(|l| l.contains("<mark") || l.contains("zotero://open-pdf"));
+        (has_color || body_has_annotation).then(|| self.read(lines, i, 2, options)).flatten()
+    }
+
+    /// Reads one annotation with the reader of `style` (0 mark, 2 callout, 3 formatted, 4 mark in
+    /// a quote) and records it.
+    fn read(&mut self, lines: &Lines, i: usize, style: usize, options: &ParseOptions) -> Option<usize> {
+        let mut draft = Draft::default();
+        let mut problems = Vec::new();
+        let next = match style {
+            0 | 4 => styles::mark_block(lines, i, usize::from(style == 4), &mut draft, &mut problems),
+            2 => styles::callout(lines, i, &mut draft, &mut problems),
+            _ => styles::formatted(lines, i, &mut draft),
+        };
+        let kind = match style {
+            0 if draft.color.name.is_some() && draft.color.hex.is_none() => 1,
+            4 => 2,
+            s => s.min(3),
+        };
+        self.styles[kind] += 1;
+        for (line, message) in problems {
+            self.diagnostics.push(Diagnostic::error(lines.number(line), message));
+        }
+        if draft.is_empty() {
+            self.diagnostics.push(Diagnostic::warning(
+                lines.number(i),
+                "an annotation with no text, comment or image was found; it is kept, empty",
+            ));
+        }
+        let (annotation, warning) = draft.finish(options);
+        if let Some(warning) = warning {
+            self.diagnostics.push(Diagnostic::warning(lines.number(i), warning));
+        }
+        self.annotations.push(annotation);
+        Some(next)
+    }
+
+    fn heading(&mut self, line: &str) {
+        if self.first_h1.is_none()
+            && let Some((1, text)) = heading(line)
+        {
+            let text = strip_bold(text);
+            if !text.eq_ignore_ascii_case("annotations") && !text.is_empty() {
+                self.first_h1 = Some(text.to_string());
+            }
+        }
+    }
+
+    /// `Title:: …`, `Author:: …`, `Year:: …` inline fields (also as list items).
+    fn field(&mut self, line: &str) {
+        let t = line.trim_start_matches(['-', '*', ' ']);
+        let Some(colons) = t.find("::") else { return };
+        let (key, value) = (t[..colons].trim(), t[colons + 2..].trim());
+        if value.is_empty() || key.len() > 12 {
+            return;
+        }
+        let slot = match key.to_ascii_lowercase().as_str() {
+            "title" => &mut self.fields.title,
+            "author" | "authors" => &mut self.fields.authors,
+            "year" => &mut self.fields.year,
+            _ => return,
+        };
+        slot.get_or_insert_with(|| value.to_string());
+    }
+
+    fn style(&self) -> TemplateStyle {
+        let kinds = [
+            TemplateStyle::MarkBlocks,
+            TemplateStyle::Highlightr,
+            TemplateStyle::Callout,
+            TemplateStyle::Formatted,
+        ];
+        let used: Vec<usize> = (0..4).filter(|&k| self.styles[k] > 0).collect();
+        match used.as_slice() {
+            [] => TemplateStyle::Unknown,
+            [one] => kinds[*one],
+            _ => TemplateStyle::Mixed,
+        }
+    }
+}
+
+fn citekey_of(fm: &Frontmatter, scan: &Scan, file_path: &str) -> String {
+    if let Some(key) =
+        fm.get_str("citekey").map(|k| k.trim().trim_start_matches('@').to_string()).filter(|k| !k.is_empty())
+    {
+        return key;
+    }
+    if let Some(key) = &scan.first_cite {
+        return key.clone();
+    }
+    let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    stem.strip_prefix('@').and_then(citekey_prefix).unwrap_or(stem).to_string()
+}
+
+fn authors_of(fm: &Frontmatter) -> Option<String> {
+    let value = fm.get_ci("authors").or_else(|| fm.get_ci("author"))?;
+    match value {
+        Value::Array(items) => {
+            let names: Vec<String> = items.iter().filter_map(scalar_string).collect();
+            (!names.is_empty()).then(|| names.join("; "))
+        }
+        other => scalar_string(other).filter(|s| !s.trim().is_empty()),
+    }
+}
+
+fn year_of(fm: &Frontmatter) -> Option<String> {
+    let value = fm.get_ci("year").or_else(|| fm.get_ci("date"))?;
+    let text = scalar_string(value)?;
+    let digits: String =
+        text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    (digits.len() == 4)
+        .then_some(digits)
+        .or_else(|| (!text.trim().is_empty()).then(|| text.trim().to_string()))
 }

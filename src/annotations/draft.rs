@@ -1,0 +1,128 @@
+//! An annotation being read: what a style found, turned into the seed's record by one function.
+
+use super::colors::{self, ColorMap};
+use super::model::{Annotation, AnnotationType};
+use super::text::{link_page, split_comment, strip_bold, strip_quotes};
+use super::{ParseOptions, colors::category_of};
+
+/// Where the colour of an annotation came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColorSource {
+    /// `#rrggbb` from a style attribute or a callout.
+    pub hex: Option<String>,
+    /// A colour name: a Highlightr class, a callout's `|yellow`, the formatted style's `Yellow`.
+    pub name: Option<String>,
+}
+
+/// What a template style read for one annotation.
+#[derive(Debug, Default)]
+pub struct Draft {
+    /// The type word (`Highlight`, `Note`, `Image`, …), if the export printed one.
+    pub label: Option<String>,
+    /// The colour.
+    pub color: ColorSource,
+    /// Lines of annotated text.
+    pub text: Vec<String>,
+    /// Code from a fenced block (orange annotations).
+    pub code: Option<String>,
+    /// Comment lines.
+    pub comment: Vec<String>,
+    /// The page from a citation or a link label.
+    pub page: Option<String>,
+    /// The `zotero://open-pdf/…` link.
+    pub link: Option<String>,
+    /// The embedded image.
+    pub image: Option<String>,
+}
+
+/// Resolves a colour to (meaning, hex); `None` meaning the colour is unknown (→ `other`).
+pub fn resolve_color(source: &ColorSource, map: &ColorMap) -> (String, Option<String>, bool) {
+    if let Some(hex) = source.hex.as_deref().and_then(colors::parse_hex) {
+        let name = map.name_of(&hex).to_string();
+        let known = name != colors::OTHER;
+        return (name, Some(hex), known);
+    }
+    if let Some(name) = source.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        if let Some(hex) = map.hex_of(name) {
+            return (map.name_of(&hex).to_string(), Some(hex), true);
+        }
+        if let Some(hex) = colors::zotero_hex_of_name(name) {
+            let meaning = map.name_of(hex).to_string();
+            let known = meaning != colors::OTHER;
+            return (meaning, Some(hex.to_string()), known);
+        }
+    }
+    (colors::OTHER.to_string(), None, false)
+}
+
+fn kind_of(label: Option<&str>) -> AnnotationType {
+    match label.map(|l| l.trim().to_ascii_lowercase()).as_deref() {
+        Some("note") | Some("sticky note") => AnnotationType::Note,
+        Some("image") => AnnotationType::Image,
+        Some("underline") => AnnotationType::Underline,
+        Some("text") | Some("free text") => AnnotationType::Text,
+        Some("ink") => AnnotationType::Ink,
+        _ => AnnotationType::Highlight,
+    }
+}
+
+/// Joins lines, trimming blank lines at both ends (blank lines inside are paragraph breaks).
+fn join(lines: &[String]) -> Option<String> {
+    let first = lines.iter().position(|l| !l.trim().is_empty())?;
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let joined = lines[first..=last].iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n");
+    Some(joined)
+}
+
+impl Draft {
+    /// Whether the draft holds anything at all.
+    pub fn is_empty(&self) -> bool {
+        join(&self.text).is_none()
+            && self.code.is_none()
+            && join(&self.comment).is_none()
+            && self.image.is_none()
+    }
+
+    /// The seed's record. Returns the annotation and, when the colour is unknown, a warning text.
+    pub fn finish(self, options: &ParseOptions) -> (Annotation, Option<String>) {
+        let (color, color_hex, known) = resolve_color(&self.color, &options.colors);
+        let mut kind = kind_of(self.label.as_deref());
+        if self.image.is_some() {
+            kind = AnnotationType::Image;
+        }
+        let mut text = self.code.clone().or_else(|| join(&self.text).map(|t| strip_quotes(&t).to_string()));
+        let mut comment = join(&self.comment).map(|c| strip_bold(&c).to_string());
+        if kind == AnnotationType::Note && comment.is_none() {
+            comment = text.take();
+        }
+        text = text.filter(|t| !t.is_empty());
+        let split = comment.as_deref().map(|c| split_comment(c, &options.prefixes)).unwrap_or_default();
+        let page = self.link.as_deref().and_then(link_page).or(self.page);
+        let warning = (!known).then(|| match (&color_hex, &self.color.name) {
+            (Some(hex), _) => {
+                format!("colour {hex} is not in the colour map; the annotation is kept as \"other\"")
+            }
+            (None, Some(name)) => {
+                format!("colour \"{name}\" is not in the colour map; the annotation is kept as \"other\"")
+            }
+            (None, None) => {
+                "the annotation has no colour Scholia can read; it is kept as \"other\"".to_string()
+            }
+        });
+        let annotation = Annotation {
+            kind,
+            heading_level: colors::heading_level_of(&color),
+            color_category: category_of(&color),
+            color,
+            color_hex,
+            text,
+            comment: split.rest,
+            comment_prefix: split.prefix,
+            theme: split.theme,
+            page,
+            image_path: self.image,
+            zotero_link: self.link,
+        };
+        (annotation, warning)
+    }
+}

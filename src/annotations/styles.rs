@@ -1,0 +1,385 @@
+//! The template styles. Each reader starts at the line an annotation begins on, fills a
+//! [`Draft`], and returns the index of the first line it did not consume.
+
+use super::draft::{ColorSource, Draft};
+use super::lines::{
+    Lines, callout_header, citation_line, heading, is_annotation_start, is_boundary, unquote,
+};
+use super::text::{
+    citation, link_page, mark_open, page_of_locator, strip_bold, strip_prefix_ci, zotero_link,
+};
+
+/// Type words the exports print inside `<mark>` or after the colour name.
+const TYPE_WORDS: [&str; 8] =
+    ["highlight", "note", "image", "underline", "text", "ink", "annotation", "sticky note"];
+
+fn is_type_word(word: &str) -> bool {
+    TYPE_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word.trim()))
+}
+
+/// Finds `</mark>` (any case) in `s`.
+fn mark_close(s: &str) -> Option<usize> {
+    let lower = s.as_bytes();
+    (0..s.len().saturating_sub(6))
+        .find(|&i| lower[i] == b'<' && s[i..].get(..7).is_some_and(|t| t.eq_ignore_ascii_case("</mark>")))
+}
+
+/// Reads what follows a page link on a line: `[Page 3](zotero://…)`, `([p. 3](zotero://…))` or a
+/// `[@key p. 3]` citation, into the draft. Returns the line with that part removed.
+fn take_locator(line: &str, draft: &mut Draft) -> String {
+    let mut line = line.to_string();
+    if let Some(link) = zotero_link(&line, "open-pdf").map(str::to_string) {
+        if let Some(link_start) = line.find(&link)
+            && let Some(label_open) = line[..link_start].rfind('[')
+        {
+            let label_end = line[label_open..link_start].find("](").map_or(link_start, |e| label_open + e);
+            let label = &line[label_open + 1..label_end];
+            let page = label.rsplit(',').next().and_then(page_of_locator);
+            draft.page =
+                draft.page.take().or(page.filter(|p| p.chars().any(|c| c.is_ascii_digit()) || p.len() < 8));
+            let mut cut_start = label_open;
+            let mut cut_end = (link_start + link.len() + 1).min(line.len());
+            if line[..cut_start].ends_with('(') && line[cut_end..].starts_with(')') {
+                cut_start -= 1;
+                cut_end += 1;
+            }
+            line.replace_range(cut_start..cut_end, "");
+        }
+        draft.link = Some(link);
+    }
+    if let Some(open) = line.rfind("[@")
+        && let Some((_, page)) = citation(&line[open..])
+    {
+        draft.page = draft.page.take().or(page);
+        line.truncate(open);
+    }
+    line.trim_end().to_string()
+}
+
+/// The user's template and its relatives: a `<mark …>Label</mark>` line, then a heading or bold
+/// comment, text, a fenced code block or an embedded image, and a `[@key p. N]` citation.
+/// Also Highlightr-style `<mark class="hltr-…">text</mark>` spans.
+pub fn mark_block(
+    lines: &Lines,
+    start: usize,
+    depth: usize,
+    draft: &mut Draft,
+    problems: &mut Vec<(usize, String)>,
+) -> usize {
+    let first = unquote(lines.get(start), depth).trim_start();
+    let Some(tag) = mark_open(first) else { return start + 1 };
+    draft.color = ColorSource { hex: tag.hex, name: tag.class_color };
+    let after = &first[tag.len..];
+    let Some(close) = mark_close(after) else {
+        problems.push((
+            start,
+            "a <mark> tag is not closed with </mark>; the annotation was read as if it were".into(),
+        ));
+        if is_type_word(after) {
+            draft.label = Some(after.trim().to_string());
+            return block_body(lines, start + 1, depth, draft);
+        }
+        let kept = take_locator(after, draft);
+        draft.text.push(kept);
+        return following_comment(lines, start + 1, depth, draft);
+    };
+    let inside = after[..close].trim();
+    let rest = after[close + 7..].trim_start_matches("</br>").trim_start_matches("<br>").trim();
+    if !is_type_word(inside) {
+        // Highlightr-style: the mark wraps the text itself.
+        draft.text.push(inside.to_string());
+        let rest = take_locator(rest, draft);
+        if !rest.is_empty() {
+            draft.comment.push(rest);
+        }
+        return following_comment(lines, start + 1, depth, draft);
+    }
+    draft.label = Some(inside.to_string());
+    if !rest.is_empty() {
+        let rest = take_locator(rest, draft);
+        draft.text.push(rest);
+    }
+    block_body(lines, start + 1, depth, draft)
+}
+
+/// The lines after a `<mark>Label</mark>` line, up to the citation or the next annotation.
+fn block_body(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draft) -> usize {
+    // The comment comes first: a heading (section colours) or a bold line.
+    let line = unquote(lines.get(i), depth);
+    if let Some((_, title)) = heading(line).filter(|_| !is_boundary(line)) {
+        draft.comment.push(title.to_string());
+        i += 1;
+    } else if line.trim_start().starts_with("**") {
+        i = bold_comment(lines, i, depth, draft);
+    }
+    while i < lines.len() {
+        let raw = lines.get(i);
+        if depth > 0 && !raw.trim_start().starts_with('>') && !raw.trim().is_empty() {
+            break;
+        }
+        let line = unquote(raw, depth);
+        if is_boundary(line) || is_annotation_start(line) || (heading(line).is_some() && !draft.is_empty()) {
+            break;
+        }
+        i += 1;
+        if let Some((_, page)) = citation_line(line) {
+            draft.page = draft.page.take().or(page);
+            break;
+        }
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            i = code_block(lines, i, depth, t, draft);
+        } else if let Some(image) = t.strip_prefix("![[") {
+            let end = image.find([']', '|']).unwrap_or(image.len());
+            draft.image = Some(image[..end].to_string());
+        } else {
+            let kept = take_locator(line, draft);
+            if draft.label.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("note")) {
+                draft.comment.push(kept);
+            } else {
+                draft.text.push(kept);
+            }
+        }
+    }
+    i
+}
+
+/// A bold comment that may run over several lines (`**first\nsecond**`).
+fn bold_comment(lines: &Lines, start: usize, depth: usize, draft: &mut Draft) -> usize {
+    let first = unquote(lines.get(start), depth).trim();
+    if first.len() > 2 && first.ends_with("**") || first.contains("** ") || first.matches("**").count() >= 2 {
+        draft.comment.push(first.to_string());
+        return start + 1;
+    }
+    let mut i = start;
+    let mut parts = Vec::new();
+    while i < lines.len() && i < start + 20 {
+        let line = unquote(lines.get(i), depth).trim();
+        parts.push(line.to_string());
+        i += 1;
+        if i > start + 1 && line.ends_with("**") {
+            draft.comment.push(parts.join("\n"));
+            return i;
+        }
+    }
+    // No closing `**`: only the first line is the comment.
+    draft.comment.push(first.to_string());
+    start + 1
+}
+
+/// A fenced code block starting at line `i - 1` (`fence` is its opening line). Its info string is
+/// the comment unless it looks like a language name.
+fn code_block(lines: &Lines, mut i: usize, depth: usize, fence: &str, draft: &mut Draft) -> usize {
+    let marker = &fence[..3];
+    let info = fence.trim_start_matches(marker.chars().next().unwrap_or('`')).trim();
+    if !info.is_empty() && !is_language(info) {
+        draft.comment.push(info.to_string());
+    }
+    let mut code = Vec::new();
+    while i < lines.len() {
+        let line = unquote(lines.get(i), depth);
+        i += 1;
+        if line.trim_start().starts_with(marker) {
+            break;
+        }
+        code.push(line);
+    }
+    draft.code = Some(code.join("\n"));
+    i
+}
+
+fn is_language(info: &str) -> bool {
+    !info.contains(' ')
+        && !info.contains(':')
+        && info.chars().all(|c| c.is_ascii_alphanumeric() || "+-#._".contains(c))
+}
+
+/// Comment lines directly under an annotation (no blank line between), as Highlightr and
+/// callout templates put them.
+fn following_comment(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draft) -> usize {
+    while i < lines.len() {
+        let line = unquote(lines.get(i), depth);
+        let t = line.trim();
+        if t.is_empty() || is_boundary(line) || is_annotation_start(line) || heading(line).is_some() {
+            break;
+        }
+        if let Some((_, page)) = citation_line(line) {
+            draft.page = draft.page.take().or(page);
+        } else {
+            let t = t.strip_prefix("- ").unwrap_or(t);
+            let t = strip_bold(t);
+            let t = strip_prefix_ci(t, "comment:").unwrap_or(t).trim();
+            if !t.is_empty() {
+                draft.comment.push(t.to_string());
+            }
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Callout style: `> [!quote|#ffd400]` (or `> [!quote]|#ffd400`, `|yellow`), text lines, a
+/// `([p. 3](zotero://open-pdf/…))` link; nested `> > text` and `>>- comment` forms; a `<mark>`
+/// inside the callout; comment lines right after it.
+pub fn callout(lines: &Lines, start: usize, draft: &mut Draft, problems: &mut Vec<(usize, String)>) -> usize {
+    let header = callout_header(lines.get(start)).unwrap_or("");
+    let close = header.find(']').unwrap_or(header.len());
+    let meta = &header[2..close];
+    let after = header.get(close + 1..).unwrap_or("");
+    let color = meta
+        .split_once('|')
+        .map(|(_, c)| c.trim())
+        .or_else(|| after.strip_prefix('|').map(|c| c.split_whitespace().next().unwrap_or("")));
+    if let Some(color) = color {
+        if color.starts_with('#') {
+            draft.color.hex = Some(color.to_string());
+        } else {
+            draft.color.name = Some(color.to_string());
+        }
+    }
+    let mut i = start + 1;
+    let mut after_link = false;
+    while i < lines.len() && lines.get(i).trim_start().starts_with('>') {
+        let inner = unquote(lines.get(i), 1);
+        i += 1;
+        let t = inner.trim();
+        if t.is_empty() {
+            draft.text.push(String::new());
+            continue;
+        }
+        if let Some(nested) = t.strip_prefix('>') {
+            let nested = nested.trim_start();
+            if let Some(comment) = nested.strip_prefix('-') {
+                draft.comment.push(comment.trim().to_string());
+            } else {
+                let kept = take_locator(nested, draft);
+                draft.text.push(kept);
+            }
+            continue;
+        }
+        if t.starts_with("<mark") {
+            let mut sub = Draft::default();
+            let _ = mark_line(t, &mut sub, problems, i - 1);
+            if draft.color.hex.is_none() && draft.color.name.is_none() {
+                draft.color = sub.color;
+            }
+            draft.label = sub.label;
+            draft.text.extend(sub.text.into_iter().filter(|l| !l.trim().is_empty()));
+            continue;
+        }
+        if let Some(image) = t.strip_prefix("![[") {
+            let end = image.find([']', '|']).unwrap_or(image.len());
+            draft.image = Some(image[..end].to_string());
+            continue;
+        }
+        if after_link {
+            draft.comment.push(t.to_string());
+            continue;
+        }
+        let had_link = draft.link.is_some();
+        let kept = take_locator(t, draft);
+        after_link = !had_link && draft.link.is_some();
+        if !kept.is_empty() {
+            draft.text.push(kept);
+        }
+    }
+    if draft.comment.is_empty() { following_paragraph(lines, i, draft) } else { i }
+}
+
+/// A `<mark …>Label</mark></br></br>text` line inside a callout.
+fn mark_line(t: &str, draft: &mut Draft, problems: &mut Vec<(usize, String)>, line: usize) -> Option<()> {
+    let tag = mark_open(t)?;
+    draft.color = ColorSource { hex: tag.hex, name: tag.class_color };
+    let after = &t[tag.len..];
+    let Some(close) = mark_close(after) else {
+        problems.push((line, "a <mark> tag is not closed with </mark>".into()));
+        return None;
+    };
+    let inside = after[..close].trim();
+    if is_type_word(inside) {
+        draft.label = Some(inside.to_string());
+    } else {
+        draft.text.push(inside.to_string());
+    }
+    let rest = after[close + 7..].replace("</br>", "\n").replace("<br>", "\n");
+    for part in rest.split('\n').map(str::trim).filter(|p| !p.is_empty()) {
+        let part = part.strip_prefix('>').map_or(part, str::trim_start);
+        draft.text.push(part.to_string());
+    }
+    Some(())
+}
+
+/// The paragraph after an annotation (at most one blank line between) as its comment, unless it
+/// starts another annotation, a heading, a callout or an export marker.
+fn following_paragraph(lines: &Lines, mut i: usize, draft: &mut Draft) -> usize {
+    let mut probe = i;
+    if lines.get(probe).trim().is_empty() {
+        probe += 1;
+    }
+    let first = lines.get(probe);
+    if first.trim().is_empty()
+        || is_boundary(first)
+        || is_annotation_start(first)
+        || heading(first).is_some()
+        || first.trim_start().starts_with('>')
+        || first.trim_start().starts_with("%%")
+        || first.trim_start().starts_with("![[")
+    {
+        return i;
+    }
+    i = probe;
+    while i < lines.len()
+        && !lines.get(i).trim().is_empty()
+        && !is_annotation_start(lines.get(i))
+        && !is_boundary(lines.get(i))
+    {
+        draft.comment.push(lines.get(i).trim().to_string());
+        i += 1;
+    }
+    i
+}
+
+/// Zotero Integration's built-in formatted style: `> “text” Yellow Highlight [Page 3](zotero://…)`
+/// (also without the `>` or the colour words), with the comment as the next paragraph.
+pub fn formatted(lines: &Lines, start: usize, draft: &mut Draft) -> usize {
+    let line = unquote(lines.get(start), 2);
+    let kept = take_locator(line, draft);
+    let (text, words) = split_quoted(&kept);
+    draft.text.push(text.to_string());
+    let mut words = words.split_whitespace().filter(|w| !w.starts_with('(') && !w.starts_with('['));
+    if let Some(first) = words.next() {
+        if is_type_word(first) {
+            draft.label = Some(first.to_string());
+        } else {
+            draft.color.name = Some(first.to_string());
+            if let Some(second) = words.next().filter(|w| is_type_word(w)) {
+                draft.label = Some(second.to_string());
+            }
+        }
+    }
+    if draft.page.is_none() {
+        draft.page = draft.link.as_deref().and_then(link_page);
+    }
+    let mut i = start + 1;
+    // Further quoted lines of the same blockquote belong to the comment.
+    while i < lines.len() && lines.get(i).trim_start().starts_with('>') && !is_annotation_start(lines.get(i))
+    {
+        let t = unquote(lines.get(i), 2).trim();
+        if !t.is_empty() {
+            draft.comment.push(t.to_string());
+        }
+        i += 1;
+    }
+    if draft.comment.is_empty() { following_paragraph(lines, i, draft) } else { i }
+}
+
+/// `“text” rest` → (`text`, `rest`): the longest quoted span at the start.
+fn split_quoted(s: &str) -> (&str, &str) {
+    let t = s.trim();
+    let (open, close) = if t.starts_with('“') { ('“', '”') } else { ('"', '"') };
+    let Some(body) = t.strip_prefix(open) else { return (t, "") };
+    match body.rfind(close) {
+        Some(end) => (&body[..end], &body[end + close.len_utf8()..]),
+        None => (body, ""),
+    }
+}

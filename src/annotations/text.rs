@@ -1,0 +1,269 @@
+//! Small readers shared by the template styles: citekeys, pages, `<mark>` tags, Zotero links,
+//! comment prefixes, quotes. Each takes a `&str` and returns what it found; none allocates unless
+//! it returns owned text.
+
+use super::colors;
+use super::prefixes::PrefixTable;
+
+/// Characters a citekey may hold inside it (Better BibTeX / Pandoc), besides letters, digits, `_`.
+const KEY_INNER: &str = "-:.#$%&+?<>~/";
+
+/// Reads a citekey at the start of `s` (after its `@`). Keys may start with a digit, hold
+/// Unicode letters, and hold `-:.#$%&+?<>~/` inside but not at the end.
+pub fn citekey_prefix(s: &str) -> Option<&str> {
+    let mut end = 0;
+    let mut last_word_end = 0;
+    for (i, c) in s.char_indices() {
+        if c.is_alphanumeric() || c == '_' {
+            end = i + c.len_utf8();
+            last_word_end = end;
+        } else if KEY_INNER.contains(c) && end > 0 {
+            end = i + c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    (last_word_end > 0).then(|| &s[..last_word_end])
+}
+
+/// A Pandoc citation `[@key, p. 5]` / `[@key p. 5]` / `[@key]`: the key and the page (label
+/// removed), when `s` (trimmed) is exactly one.
+pub fn citation(s: &str) -> Option<(&str, Option<String>)> {
+    let inner = s.trim().strip_prefix("[@")?.strip_suffix(']')?;
+    let key = citekey_prefix(inner)?;
+    let rest = inner[key.len()..].trim_start_matches([',', ' ', '\t']).trim();
+    if rest.contains(['[', ']']) {
+        return None;
+    }
+    Some((key, page_of_locator(rest)))
+}
+
+/// `p. 5`, `p.5`, `pp. 12-14`, `page 3`, `S12`, `xii` → the page label; empty → `None`.
+pub fn page_of_locator(locator: &str) -> Option<String> {
+    let mut rest = locator.trim();
+    for label in ["pages", "page", "pp.", "pp", "p.", "p"] {
+        if let Some(after) = strip_prefix_ci(rest, label) {
+            // "p" must be followed by a space, a dot or a digit: "pxii" is not "p xii".
+            if after.starts_with([' ', '\t'])
+                || after.starts_with(|c: char| c.is_ascii_digit())
+                || label.ends_with('.')
+            {
+                rest = after.trim();
+                break;
+            }
+        }
+    }
+    let page = rest.trim_matches([' ', ',', ';', '.']);
+    (!page.is_empty()).then(|| page.to_string())
+}
+
+/// `s` without the ASCII-case-insensitive `prefix`, if it starts with it.
+pub fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+}
+
+/// The first `zotero://…` link in `s` that starts with `zotero://{kind}`: up to `)`, `>`, a quote
+/// or whitespace.
+pub fn zotero_link<'a>(s: &'a str, kind: &str) -> Option<&'a str> {
+    let mut from = 0;
+    while let Some(pos) = s[from..].find("zotero://") {
+        let start = from + pos;
+        let end = s[start..].find([')', '>', '"', ' ', '\t', ']']).map_or(s.len(), |e| start + e);
+        let link = &s[start..end];
+        if link["zotero://".len()..].starts_with(kind) {
+            return Some(link);
+        }
+        from = end.max(start + 1);
+    }
+    None
+}
+
+/// The `page=` query value of a Zotero deep link.
+pub fn link_page(link: &str) -> Option<String> {
+    let query = link.split_once('?')?.1;
+    query.split('&').find_map(|kv| kv.strip_prefix("page=")).filter(|p| !p.is_empty()).map(str::to_string)
+}
+
+/// An opening `<mark …>` tag read from the start of `s`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkTag {
+    /// `#rrggbb` from a `background-color`/`background` style (hex or `rgb()`).
+    pub hex: Option<String>,
+    /// The colour name of a Highlightr `hltr-NAME` class.
+    pub class_color: Option<String>,
+    /// Byte length of the opening tag.
+    pub len: usize,
+}
+
+/// Reads `<mark style="background-color: #hex">`, `<mark style="background: #hex">`,
+/// `<mark style="background-color: rgb(…)">` or `<mark class="hltr-NAME">` at the start of `s`.
+pub fn mark_open(s: &str) -> Option<MarkTag> {
+    if !s.get(..5)?.eq_ignore_ascii_case("<mark") {
+        return None;
+    }
+    let close = s.find('>')?;
+    let attrs = &s[5..close];
+    let hex = style_color(attrs);
+    let class_color = attrs.find("hltr-").map(|i| {
+        let name = &attrs[i + 5..];
+        let end = name.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')).unwrap_or(name.len());
+        name[..end].to_string()
+    });
+    Some(MarkTag { hex, class_color, len: close + 1 })
+}
+
+fn style_color(attrs: &str) -> Option<String> {
+    let lower = attrs.to_ascii_lowercase();
+    let pos = lower.find("background")?;
+    let value = attrs[pos..].split_once(':')?.1.trim_start();
+    if let Some(hex) = value.strip_prefix('#') {
+        let digits: String = hex.chars().take_while(char::is_ascii_hexdigit).collect();
+        return colors::parse_hex(&digits);
+    }
+    let rgb = strip_prefix_ci(value, "rgb")?.trim_start_matches('a').trim_start().strip_prefix('(')?;
+    let parts: Vec<u8> = rgb.split([',', ')']).take(3).filter_map(|p| p.trim().parse().ok()).collect();
+    (parts.len() == 3).then(|| format!("#{:02x}{:02x}{:02x}", parts[0], parts[1], parts[2]))
+}
+
+/// Removes one pair of surrounding double quotes (straight or curly) from annotated text.
+pub fn strip_quotes(text: &str) -> &str {
+    let t = text.trim();
+    for (open, close) in [('"', '"'), ('“', '”'), ('„', '“'), ('«', '»')] {
+        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            return inner.trim();
+        }
+    }
+    t
+}
+
+/// Removes one pair of surrounding `**` or `__` (bold) from `s`.
+pub fn strip_bold(s: &str) -> &str {
+    let t = s.trim();
+    for marker in ["**", "__"] {
+        if let Some(inner) = t.strip_prefix(marker).and_then(|r| r.strip_suffix(marker)) {
+            return inner.trim();
+        }
+    }
+    t
+}
+
+/// A comment split into its recognised prefix (as the table writes it), theme, and the rest.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SplitComment {
+    /// The prefix as the table writes it (`THESIS:`, `THEME`).
+    pub prefix: Option<String>,
+    /// The `x` of `THEME [x]:`.
+    pub theme: Option<String>,
+    /// The comment without the prefix (`None` when nothing is left).
+    pub rest: Option<String>,
+}
+
+/// Splits `comment` (`THESIS: …`, `**THESIS:** …`, `**THESIS: …**`, `THEME [x]: …`, any case).
+pub fn split_comment(comment: &str, table: &PrefixTable) -> SplitComment {
+    let whole = strip_bold(comment);
+    let nonempty = |s: &str| {
+        let s = strip_bold(s.trim()).trim();
+        (!s.is_empty()).then(|| s.to_string())
+    };
+    // `**THESIS:** rest`: the bold part is the prefix.
+    let (head, tail) = match whole.strip_prefix("**").and_then(|r| r.split_once("**")) {
+        Some((bold, rest)) => (bold.trim(), rest),
+        None => (whole, ""),
+    };
+    if let Some(after) = strip_prefix_ci(head, "THEME") {
+        let after = after.trim_start();
+        if let Some(inner) = after.strip_prefix('[')
+            && let Some((theme, rest)) = inner.split_once(']')
+        {
+            let rest = rest.trim_start().strip_prefix(':').unwrap_or(rest);
+            let entry = table.entries.iter().find(|e| e.prefix.eq_ignore_ascii_case("THEME"));
+            if let Some(entry) = entry {
+                return SplitComment {
+                    prefix: Some(entry.prefix.clone()),
+                    theme: nonempty(theme),
+                    rest: nonempty(&format!("{rest}{tail}")),
+                };
+            }
+        }
+    }
+    let Some(colon) = head.find(':') else {
+        return SplitComment { rest: nonempty(whole), ..SplitComment::default() };
+    };
+    let token = &head[..=colon];
+    if token.contains(char::is_whitespace) {
+        return SplitComment { rest: nonempty(whole), ..SplitComment::default() };
+    }
+    match table.entries.iter().find(|e| e.prefix.eq_ignore_ascii_case(token)) {
+        Some(entry) => SplitComment {
+            prefix: Some(entry.prefix.clone()),
+            theme: None,
+            rest: nonempty(&format!("{}{tail}", &head[colon + 1..])),
+        },
+        None => SplitComment { rest: nonempty(whole), ..SplitComment::default() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citekeys() {
+        assert_eq!(citekey_prefix("smithML2023 p. 5]"), Some("smithML2023"));
+        assert_eq!(citekey_prefix("2020deep-learning.v2, p"), Some("2020deep-learning.v2"));
+        assert_eq!(citekey_prefix("müllerÜberblick2021]"), Some("müllerÜberblick2021"));
+        assert_eq!(citekey_prefix("李2020深度"), Some("李2020深度"));
+        assert_eq!(citekey_prefix("key:with/inner-"), Some("key:with/inner"));
+        assert_eq!(citekey_prefix("-x"), None);
+    }
+
+    #[test]
+    fn citations_and_pages() {
+        assert_eq!(citation("[@smithML2023 p. 5]"), Some(("smithML2023", Some("5".into()))));
+        assert_eq!(citation("[@smith, pp. 12–14]"), Some(("smith", Some("12–14".into()))));
+        assert_eq!(citation("[@smith p.xii]"), Some(("smith", Some("xii".into()))));
+        assert_eq!(citation("[@smith S12]"), Some(("smith", Some("S12".into()))));
+        assert_eq!(citation("[@smith]"), Some(("smith", None)));
+        assert_eq!(citation("see [@smith]"), None);
+    }
+
+    #[test]
+    fn marks_and_links() {
+        let tag = mark_open("<mark style=\"background-color: #5FB236\">Highlight</mark>").unwrap();
+        assert_eq!(tag.hex.as_deref(), Some("#5fb236"));
+        assert_eq!(
+            mark_open("<mark style=\"background: rgb(255, 212, 0)\">x").unwrap().hex.as_deref(),
+            Some("#ffd400")
+        );
+        assert_eq!(
+            mark_open("<mark class=\"hltr-yellow\">x").unwrap().class_color.as_deref(),
+            Some("yellow")
+        );
+        let link =
+            zotero_link("([p. 3](zotero://open-pdf/library/items/AB?page=3&annotation=CD))", "open-pdf")
+                .unwrap();
+        assert_eq!(link, "zotero://open-pdf/library/items/AB?page=3&annotation=CD");
+        assert_eq!(link_page(link).as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn comment_prefixes() {
+        let table = PrefixTable::default();
+        let split = split_comment("**THESIS:** Main argument", &table);
+        assert_eq!(
+            (split.prefix.as_deref(), split.rest.as_deref()),
+            (Some("THESIS:"), Some("Main argument"))
+        );
+        let split = split_comment("**q: why?**", &table);
+        assert_eq!((split.prefix.as_deref(), split.rest.as_deref()), (Some("Q:"), Some("why?")));
+        let split = split_comment("THEME [evaluation]: metrics", &table);
+        assert_eq!(
+            (split.prefix.as_deref(), split.theme.as_deref(), split.rest.as_deref()),
+            (Some("THEME"), Some("evaluation"), Some("metrics"))
+        );
+        let split = split_comment("**Question: What about edge cases?**", &table);
+        assert_eq!((split.prefix, split.rest.as_deref()), (None, Some("Question: What about edge cases?")));
+        assert_eq!(split_comment("A: yes", &table).prefix.as_deref(), Some("A:"));
+    }
+}
