@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each bench uses the part it needs
 //! A generator of realistic Obsidian vaults for benchmarks: folders, frontmatter, wikilinks, tags,
 //! tasks, annotation notes in the Zotero Integration template, Unicode text and a few large notes.
 //! Deterministic: the same seed and size give the same bytes.

@@ -1,5 +1,7 @@
 //! An annotation being read: what a style found, turned into the seed's record by one function.
 
+use std::borrow::Cow;
+
 use super::colors::{self, ColorMap};
 use super::model::{Annotation, AnnotationType};
 use super::text::{link_page, split_comment, strip_bold, strip_quotes};
@@ -16,17 +18,17 @@ pub struct ColorSource {
 
 /// What a template style read for one annotation.
 #[derive(Debug, Default)]
-pub struct Draft {
+pub struct Draft<'a> {
     /// The type word (`Highlight`, `Note`, `Image`, …), if the export printed one.
     pub label: Option<String>,
     /// The colour.
     pub color: ColorSource,
     /// Lines of annotated text.
-    pub text: Vec<String>,
+    pub text: Vec<Cow<'a, str>>,
     /// Code from a fenced block (orange annotations).
     pub code: Option<String>,
     /// Comment lines.
-    pub comment: Vec<String>,
+    pub comment: Vec<Cow<'a, str>>,
     /// The page from a citation or a link label.
     pub page: Option<String>,
     /// The `zotero://open-pdf/…` link.
@@ -67,14 +69,20 @@ fn kind_of(label: Option<&str>) -> AnnotationType {
 }
 
 /// Joins lines, trimming blank lines at both ends (blank lines inside are paragraph breaks).
-fn join(lines: &[String]) -> Option<String> {
+fn join(lines: &[Cow<'_, str>]) -> Option<String> {
     let first = lines.iter().position(|l| !l.trim().is_empty())?;
     let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
-    let joined = lines[first..=last].iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n");
+    let mut joined = String::with_capacity(lines[first..=last].iter().map(|l| l.len() + 1).sum());
+    for (n, line) in lines[first..=last].iter().enumerate() {
+        if n > 0 {
+            joined.push('\n');
+        }
+        joined.push_str(line.trim_end());
+    }
     Some(joined)
 }
 
-impl Draft {
+impl Draft<'_> {
     /// Whether the draft holds anything at all.
     pub fn is_empty(&self) -> bool {
         join(&self.text).is_none()
@@ -90,7 +98,10 @@ impl Draft {
         if self.image.is_some() {
             kind = AnnotationType::Image;
         }
-        let mut text = self.code.clone().or_else(|| join(&self.text).map(|t| strip_quotes(&t).to_string()));
+        let mut text = self.code.clone().or_else(|| {
+            join(&self.text)
+                .map(|t| if strip_quotes(&t).len() == t.len() { t } else { strip_quotes(&t).to_string() })
+        });
         let mut comment = join(&self.comment).map(|c| strip_bold(&c).to_string());
         if kind == AnnotationType::Note && comment.is_none() {
             comment = text.take();

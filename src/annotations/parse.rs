@@ -7,7 +7,7 @@ use super::draft::Draft;
 use super::lines::{Lines, callout_header, heading, is_formatted_line, is_mark_start, unquote};
 use super::model::TemplateStyle;
 use super::styles;
-use super::text::{citekey_prefix, strip_bold, zotero_link};
+use super::text::{citekey_prefix, find, strip_bold, zotero_link};
 use super::{Annotation, AnnotationDoc, ParseOptions};
 use crate::diag::Diagnostic;
 use crate::note::frontmatter::{self, Frontmatter, scalar_string};
@@ -197,7 +197,7 @@ impl Scan {
     /// `Title:: …`, `Author:: …`, `Year:: …` inline fields (also as list items).
     fn field(&mut self, line: &str) {
         let t = line.trim_start_matches(['-', '*', ' ']);
-        let Some(colons) = t.find("::") else { return };
+        let Some(colons) = find(t, "::") else { return };
         let (key, value) = (t[..colons].trim(), t[colons + 2..].trim());
         if value.is_empty() || key.len() > 12 {
             return;

@@ -1,12 +1,14 @@
 //! The template styles. Each reader starts at the line an annotation begins on, fills a
 //! [`Draft`], and returns the index of the first line it did not consume.
 
+use std::borrow::Cow;
+
 use super::draft::{ColorSource, Draft};
 use super::lines::{
     Lines, callout_header, citation_line, heading, is_annotation_start, is_boundary, unquote,
 };
 use super::text::{
-    citation, link_page, mark_open, page_of_locator, strip_bold, strip_prefix_ci, zotero_link,
+    citation, link_page, mark_open, page_of_locator, rfind, strip_bold, strip_prefix_ci, zotero_link,
 };
 
 /// Type words the exports print inside `<mark>` or after the colour name.
@@ -26,7 +28,10 @@ fn mark_close(s: &str) -> Option<usize> {
 
 /// Reads what follows a page link on a line: `[Page 3](zotero://…)`, `([p. 3](zotero://…))` or a
 /// `[@key p. 3]` citation, into the draft. Returns the line with that part removed.
-fn take_locator(line: &str, draft: &mut Draft) -> String {
+fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
+    if memchr::memchr2(b'[', b':', line.as_bytes()).is_none() {
+        return Cow::Borrowed(line.trim_end());
+    }
     let mut line = line.to_string();
     if let Some(link) = zotero_link(&line, "open-pdf").map(str::to_string) {
         if let Some(link_start) = line.find(&link)
@@ -47,23 +52,24 @@ fn take_locator(line: &str, draft: &mut Draft) -> String {
         }
         draft.link = Some(link);
     }
-    if let Some(open) = line.rfind("[@")
+    if let Some(open) = rfind(&line, "[@")
         && let Some((_, page)) = citation(&line[open..])
     {
         draft.page = draft.page.take().or(page);
         line.truncate(open);
     }
-    line.trim_end().to_string()
+    line.truncate(line.trim_end().len());
+    Cow::Owned(line)
 }
 
 /// The user's template and its relatives: a `<mark …>Label</mark>` line, then a heading or bold
 /// comment, text, a fenced code block or an embedded image, and a `[@key p. N]` citation.
 /// Also Highlightr-style `<mark class="hltr-…">text</mark>` spans.
-pub fn mark_block(
-    lines: &Lines,
+pub fn mark_block<'a>(
+    lines: &Lines<'a>,
     start: usize,
     depth: usize,
-    draft: &mut Draft,
+    draft: &mut Draft<'a>,
     problems: &mut Vec<(usize, String)>,
 ) -> usize {
     let first = unquote(lines.get(start), depth).trim_start();
@@ -87,7 +93,7 @@ pub fn mark_block(
     let rest = after[close + 7..].trim_start_matches("</br>").trim_start_matches("<br>").trim();
     if !is_type_word(inside) {
         // Highlightr-style: the mark wraps the text itself.
-        draft.text.push(inside.to_string());
+        draft.text.push(inside.into());
         let rest = take_locator(rest, draft);
         if !rest.is_empty() {
             draft.comment.push(rest);
@@ -103,11 +109,11 @@ pub fn mark_block(
 }
 
 /// The lines after a `<mark>Label</mark>` line, up to the citation or the next annotation.
-fn block_body(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draft) -> usize {
+fn block_body<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Draft<'a>) -> usize {
     // The comment comes first: a heading (section colours) or a bold line.
     let line = unquote(lines.get(i), depth);
     if let Some((_, title)) = heading(line).filter(|_| !is_boundary(line)) {
-        draft.comment.push(title.to_string());
+        draft.comment.push(title.into());
         i += 1;
     } else if line.trim_start().starts_with("**") {
         i = bold_comment(lines, i, depth, draft);
@@ -145,10 +151,12 @@ fn block_body(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draft) -> u
 }
 
 /// A bold comment that may run over several lines (`**first\nsecond**`).
-fn bold_comment(lines: &Lines, start: usize, depth: usize, draft: &mut Draft) -> usize {
+fn bold_comment<'a>(lines: &Lines<'a>, start: usize, depth: usize, draft: &mut Draft<'a>) -> usize {
     let first = unquote(lines.get(start), depth).trim();
-    if first.len() > 2 && first.ends_with("**") || first.contains("** ") || first.matches("**").count() >= 2 {
-        draft.comment.push(first.to_string());
+    if first.len() > 2 && first.ends_with("**")
+        || memchr::memmem::find_iter(first.as_bytes(), "**").nth(1).is_some()
+    {
+        draft.comment.push(first.into());
         return start + 1;
     }
     let mut i = start;
@@ -158,22 +166,28 @@ fn bold_comment(lines: &Lines, start: usize, depth: usize, draft: &mut Draft) ->
         parts.push(line.to_string());
         i += 1;
         if i > start + 1 && line.ends_with("**") {
-            draft.comment.push(parts.join("\n"));
+            draft.comment.push(parts.join("\n").into());
             return i;
         }
     }
     // No closing `**`: only the first line is the comment.
-    draft.comment.push(first.to_string());
+    draft.comment.push(first.into());
     start + 1
 }
 
 /// A fenced code block starting at line `i - 1` (`fence` is its opening line). Its info string is
 /// the comment unless it looks like a language name.
-fn code_block(lines: &Lines, mut i: usize, depth: usize, fence: &str, draft: &mut Draft) -> usize {
+fn code_block<'a>(
+    lines: &Lines<'a>,
+    mut i: usize,
+    depth: usize,
+    fence: &'a str,
+    draft: &mut Draft<'a>,
+) -> usize {
     let marker = &fence[..3];
     let info = fence.trim_start_matches(marker.chars().next().unwrap_or('`')).trim();
     if !info.is_empty() && !is_language(info) {
-        draft.comment.push(info.to_string());
+        draft.comment.push(info.into());
     }
     let mut code = Vec::new();
     while i < lines.len() {
@@ -196,7 +210,7 @@ fn is_language(info: &str) -> bool {
 
 /// Comment lines directly under an annotation (no blank line between), as Highlightr and
 /// callout templates put them.
-fn following_comment(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draft) -> usize {
+fn following_comment<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Draft<'a>) -> usize {
     while i < lines.len() {
         let line = unquote(lines.get(i), depth);
         let t = line.trim();
@@ -210,7 +224,7 @@ fn following_comment(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draf
             let t = strip_bold(t);
             let t = strip_prefix_ci(t, "comment:").unwrap_or(t).trim();
             if !t.is_empty() {
-                draft.comment.push(t.to_string());
+                draft.comment.push(t.into());
             }
         }
         i += 1;
@@ -221,7 +235,12 @@ fn following_comment(lines: &Lines, mut i: usize, depth: usize, draft: &mut Draf
 /// Callout style: `> [!quote|#ffd400]` (or `> [!quote]|#ffd400`, `|yellow`), text lines, a
 /// `([p. 3](zotero://open-pdf/…))` link; nested `> > text` and `>>- comment` forms; a `<mark>`
 /// inside the callout; comment lines right after it.
-pub fn callout(lines: &Lines, start: usize, draft: &mut Draft, problems: &mut Vec<(usize, String)>) -> usize {
+pub fn callout<'a>(
+    lines: &Lines<'a>,
+    start: usize,
+    draft: &mut Draft<'a>,
+    problems: &mut Vec<(usize, String)>,
+) -> usize {
     let header = callout_header(lines.get(start)).unwrap_or("");
     let close = header.find(']').unwrap_or(header.len());
     let meta = &header[2..close];
@@ -244,13 +263,13 @@ pub fn callout(lines: &Lines, start: usize, draft: &mut Draft, problems: &mut Ve
         i += 1;
         let t = inner.trim();
         if t.is_empty() {
-            draft.text.push(String::new());
+            draft.text.push(Cow::Borrowed(""));
             continue;
         }
         if let Some(nested) = t.strip_prefix('>') {
             let nested = nested.trim_start();
             if let Some(comment) = nested.strip_prefix('-') {
-                draft.comment.push(comment.trim().to_string());
+                draft.comment.push(comment.trim().into());
             } else {
                 let kept = take_locator(nested, draft);
                 draft.text.push(kept);
@@ -273,7 +292,7 @@ pub fn callout(lines: &Lines, start: usize, draft: &mut Draft, problems: &mut Ve
             continue;
         }
         if after_link {
-            draft.comment.push(t.to_string());
+            draft.comment.push(t.into());
             continue;
         }
         let had_link = draft.link.is_some();
@@ -287,7 +306,12 @@ pub fn callout(lines: &Lines, start: usize, draft: &mut Draft, problems: &mut Ve
 }
 
 /// A `<mark …>Label</mark></br></br>text` line inside a callout.
-fn mark_line(t: &str, draft: &mut Draft, problems: &mut Vec<(usize, String)>, line: usize) -> Option<()> {
+fn mark_line<'a>(
+    t: &'a str,
+    draft: &mut Draft<'a>,
+    problems: &mut Vec<(usize, String)>,
+    line: usize,
+) -> Option<()> {
     let tag = mark_open(t)?;
     draft.color = ColorSource { hex: tag.hex, name: tag.class_color };
     let after = &t[tag.len..];
@@ -299,19 +323,19 @@ fn mark_line(t: &str, draft: &mut Draft, problems: &mut Vec<(usize, String)>, li
     if is_type_word(inside) {
         draft.label = Some(inside.to_string());
     } else {
-        draft.text.push(inside.to_string());
+        draft.text.push(inside.into());
     }
     let rest = after[close + 7..].replace("</br>", "\n").replace("<br>", "\n");
     for part in rest.split('\n').map(str::trim).filter(|p| !p.is_empty()) {
         let part = part.strip_prefix('>').map_or(part, str::trim_start);
-        draft.text.push(part.to_string());
+        draft.text.push(part.to_string().into());
     }
     Some(())
 }
 
 /// The paragraph after an annotation (at most one blank line between) as its comment, unless it
 /// starts another annotation, a heading, a callout or an export marker.
-fn following_paragraph(lines: &Lines, mut i: usize, draft: &mut Draft) -> usize {
+fn following_paragraph<'a>(lines: &Lines<'a>, mut i: usize, draft: &mut Draft<'a>) -> usize {
     let mut probe = i;
     if lines.get(probe).trim().is_empty() {
         probe += 1;
@@ -333,7 +357,7 @@ fn following_paragraph(lines: &Lines, mut i: usize, draft: &mut Draft) -> usize 
         && !is_annotation_start(lines.get(i))
         && !is_boundary(lines.get(i))
     {
-        draft.comment.push(lines.get(i).trim().to_string());
+        draft.comment.push(lines.get(i).trim().into());
         i += 1;
     }
     i
@@ -341,11 +365,11 @@ fn following_paragraph(lines: &Lines, mut i: usize, draft: &mut Draft) -> usize 
 
 /// Zotero Integration's built-in formatted style: `> “text” Yellow Highlight [Page 3](zotero://…)`
 /// (also without the `>` or the colour words), with the comment as the next paragraph.
-pub fn formatted(lines: &Lines, start: usize, draft: &mut Draft) -> usize {
+pub fn formatted<'a>(lines: &Lines<'a>, start: usize, draft: &mut Draft<'a>) -> usize {
     let line = unquote(lines.get(start), 2);
     let kept = take_locator(line, draft);
     let (text, words) = split_quoted(&kept);
-    draft.text.push(text.to_string());
+    draft.text.push(text.to_string().into());
     let mut words = words.split_whitespace().filter(|w| !w.starts_with('(') && !w.starts_with('['));
     if let Some(first) = words.next() {
         if is_type_word(first) {
@@ -366,7 +390,7 @@ pub fn formatted(lines: &Lines, start: usize, draft: &mut Draft) -> usize {
     {
         let t = unquote(lines.get(i), 2).trim();
         if !t.is_empty() {
-            draft.comment.push(t.to_string());
+            draft.comment.push(t.into());
         }
         i += 1;
     }

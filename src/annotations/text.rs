@@ -63,11 +63,21 @@ pub fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
 }
 
+/// Byte offset of the first `needle` in `haystack` (SIMD substring search).
+pub fn find(haystack: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
+}
+
+/// Byte offset of the last `needle` in `haystack`.
+pub fn rfind(haystack: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::rfind(haystack.as_bytes(), needle.as_bytes())
+}
+
 /// The first `zotero://…` link in `s` that starts with `zotero://{kind}`: up to `)`, `>`, a quote
 /// or whitespace.
 pub fn zotero_link<'a>(s: &'a str, kind: &str) -> Option<&'a str> {
     let mut from = 0;
-    while let Some(pos) = s[from..].find("zotero://") {
+    while let Some(pos) = find(&s[from..], "zotero://") {
         let start = from + pos;
         let end = s[start..].find([')', '>', '"', ' ', '\t', ']']).map_or(s.len(), |e| start + e);
         let link = &s[start..end];
@@ -105,7 +115,7 @@ pub fn mark_open(s: &str) -> Option<MarkTag> {
     let close = s.find('>')?;
     let attrs = &s[5..close];
     let hex = style_color(attrs);
-    let class_color = attrs.find("hltr-").map(|i| {
+    let class_color = find(attrs, "hltr-").map(|i| {
         let name = &attrs[i + 5..];
         let end = name.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')).unwrap_or(name.len());
         name[..end].to_string()
@@ -114,8 +124,7 @@ pub fn mark_open(s: &str) -> Option<MarkTag> {
 }
 
 fn style_color(attrs: &str) -> Option<String> {
-    let lower = attrs.to_ascii_lowercase();
-    let pos = lower.find("background")?;
+    let pos = find(attrs, "background").or_else(|| find(&attrs.to_ascii_lowercase(), "background"))?;
     let value = attrs[pos..].split_once(':')?.1.trim_start();
     if let Some(hex) = value.strip_prefix('#') {
         let digits: String = hex.chars().take_while(char::is_ascii_hexdigit).collect();
