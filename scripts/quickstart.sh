@@ -15,11 +15,11 @@ rm -rf "$vault"
 cp -R examples/vault "$vault"
 
 refs="$vault/References"
-first=$(ls "$refs"/*.md | head -n 1)
-step "summarizing $(basename "$first")"
-summary=$("$bin" summarize "$first" --vault "$vault" --write)
+step "summarizing References/@moreau2024ragsurvey.md"
+summary=$("$bin" summarize "$refs/@moreau2024ragsurvey.md" --vault "$vault" --write)
 
-step "synthesizing every annotation note in References/"
-synthesis=$("$bin" synthesize "$refs"/*.md --vault "$vault" --write)
+step "synthesizing the four papers on evaluating retrieval-augmented generation"
+synthesis=$("$bin" synthesize "$refs/@moreau2024ragsurvey.md" "$refs/@okafor2023judges.md" \
+  "$refs/@brandt2024benchmarks.md" "$refs/@sato2024freshqa.md" --vault "$vault" --write)
 
 printf '\nWrote:\n  %s\n  %s\nOpen %s in Obsidian to browse them.\n' "$summary" "$synthesis" "$vault"

@@ -3,6 +3,7 @@
 mod annotations;
 mod check;
 mod cli;
+mod example_vault;
 mod note;
 mod synthesis;
 mod vault;

@@ -256,6 +256,15 @@ pub fn callout<'a>(
             draft.color.name = Some(color.to_string());
         }
     }
+    let title = after.trim_start_matches(['|', '+', '-']).trim();
+    let title = if color.is_some() && after.starts_with('|') {
+        title.split_once(' ').map_or("", |(_, t)| t.trim())
+    } else {
+        title
+    };
+    if !title.is_empty() {
+        draft.comment.push(title.into());
+    }
     let mut i = start + 1;
     let mut after_link = false;
     while i < lines.len() && lines.get(i).trim_start().starts_with('>') {
@@ -302,7 +311,11 @@ pub fn callout<'a>(
             draft.text.push(kept);
         }
     }
-    if draft.comment.is_empty() { following_paragraph(lines, i, draft) } else { i }
+    if draft.comment.is_empty() || !title.is_empty() && draft.comment.len() == 1 {
+        following_paragraph(lines, i, draft)
+    } else {
+        i
+    }
 }
 
 /// A `<mark …>Label</mark></br></br>text` line inside a callout.
