@@ -1,1 +1,80 @@
-//! note tests.
+//! The note model: data-driven cases (`tests/cases/note/*.md` → `*.json`), and properties.
+
+use proptest::prelude::*;
+use scholia::note::Note;
+use serde_json::json;
+
+use crate::check::{cases, check, root};
+
+/// The parsed model as JSON, with the text each span covers (easier to read than offsets).
+fn model_json(text: &str) -> serde_json::Value {
+    let note = Note::parse(text);
+    let at = |s: &std::ops::Range<usize>| text.get(s.clone()).unwrap_or("<bad span>").to_string();
+    json!({
+        "frontmatter": note.frontmatter.data,
+        "diagnostics": note.diagnostics,
+        "headings": note.headings.iter().enumerate().map(|(i, h)| json!({
+            "level": h.level, "text": h.text, "anchor": h.anchor, "line": h.line,
+            "path": note.heading_path(i).join(" > "),
+            "section_ends_before": at(&(note.section(i, text).end..(note.section(i, text).end + 12).min(text.len()))),
+        })).collect::<Vec<_>>(),
+        "links": note.links.iter().map(|l| json!({
+            "kind": l.kind, "embed": l.embed, "target": l.target, "subpath": l.subpath, "alias": l.alias,
+            "external": l.external, "line": l.line, "source": at(&l.span),
+        })).collect::<Vec<_>>(),
+        "tags": note.tags.iter().map(|t| json!({"name": t.name, "line": t.line, "source": t.span.as_ref().map(at)})).collect::<Vec<_>>(),
+        "blocks": note.blocks.iter().map(|b| json!({"id": b.id, "line": b.line, "block": at(&b.block), "marker": at(&b.marker)})).collect::<Vec<_>>(),
+        "tasks": note.tasks.iter().map(|t| json!({"status": t.status.to_string(), "text": t.text, "line": t.line})).collect::<Vec<_>>(),
+        "comments": note.comments.iter().map(at).collect::<Vec<_>>(),
+        "callouts": note.callouts.iter().map(|c| json!({"kind": c.kind, "title": c.title, "fold": c.fold.map(String::from), "line": c.line, "source": at(&c.span)})).collect::<Vec<_>>(),
+        "fields": note.fields.iter().map(|f| json!({"key": f.key, "value": f.value, "line": f.line})).collect::<Vec<_>>(),
+    })
+}
+
+#[test]
+fn parse_cases_match_their_expected_json() {
+    let dir = root().join("tests/cases/note");
+    for note in cases(&dir, ".md") {
+        let text = std::fs::read_to_string(&note).unwrap();
+        let json = serde_json::to_string_pretty(&model_json(&text)).unwrap() + "\n";
+        check(&note.with_extension("json"), &json);
+    }
+}
+
+#[test]
+fn crlf_and_bom_give_the_same_model() {
+    let text = std::fs::read_to_string(root().join("tests/cases/note/tricky.md")).unwrap();
+    let crlf = format!("\u{feff}{}", text.replace('\n', "\r\n"));
+    let (a, b) = (Note::parse(&text), Note::parse(&crlf));
+    let names = |n: &Note| n.headings.iter().map(|h| (h.level, h.text.clone(), h.line)).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    assert_eq!(a.tag_names(), b.tag_names());
+    assert_eq!(
+        a.links.iter().map(|l| &l.target).collect::<Vec<_>>(),
+        b.links.iter().map(|l| &l.target).collect::<Vec<_>>()
+    );
+    assert_eq!(a.anchors(), b.anchors());
+    for h in &b.headings {
+        assert!(!crlf[h.span.clone()].ends_with('\r'));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn parse_never_panics(text in "\\PC{0,300}") {
+        let note = Note::parse(&text);
+        for h in &note.headings { prop_assert!(text.get(h.span.clone()).is_some()); }
+        for l in &note.links { prop_assert!(text.get(l.span.clone()).is_some()); }
+        for b in &note.blocks { prop_assert!(text.get(b.block.clone()).is_some()); }
+    }
+
+    #[test]
+    fn parse_never_panics_on_markdown_soup(text in "([#>\\[\\]!|^%`$*\\-: \n\r]|[a-zé]){0,300}") {
+        let note = Note::parse(&text);
+        for i in 0..note.headings.len() { prop_assert!(text.get(note.section(i, &text)).is_some()); }
+        for c in &note.comments { prop_assert!(text.get(c.clone()).is_some()); }
+        for c in &note.callouts { prop_assert!(text.get(c.span.clone()).is_some()); }
+    }
+}

@@ -1,39 +1,105 @@
 //! Obsidian-flavoured Markdown as data, with byte offsets into the original text.
 //!
 //! Pure and infallible: a note always parses; what could not be read becomes a diagnostic.
+//! [`Note::parse`] reads the structure; `sections` edits it (heading paths, blocks, frontmatter
+//! keys); `resolve` resolves links as Obsidian does.
 
 pub mod anchor;
 pub mod frontmatter;
+mod inline;
+mod model;
+mod parse;
 
 pub use frontmatter::Frontmatter;
+pub use model::{BlockId, Callout, Heading, InlineField, Link, LinkKind, Span, Tag, Task};
+
+use crate::diag::Diagnostic;
+
+/// A parsed note.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Note {
+    /// The frontmatter (data, where it is, diagnostics).
+    pub frontmatter: Frontmatter,
+    /// Where the body starts (after the frontmatter and any BOM).
+    pub body_start: usize,
+    /// Headings in order.
+    pub headings: Vec<Heading>,
+    /// Wikilinks, embeds and Markdown links in order.
+    pub links: Vec<Link>,
+    /// Frontmatter tags first, then inline tags in order.
+    pub tags: Vec<Tag>,
+    /// Block ids.
+    pub blocks: Vec<BlockId>,
+    /// Tasks.
+    pub tasks: Vec<Task>,
+    /// `%%comments%%`, their markers included.
+    pub comments: Vec<Span>,
+    /// Callouts.
+    pub callouts: Vec<Callout>,
+    /// Inline fields.
+    pub fields: Vec<InlineField>,
+    /// What could not be read.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Note {
+    /// Parses `text`. Never fails and never panics.
+    pub fn parse(text: &str) -> Self {
+        parse::parse(text)
+    }
+
+    /// The byte range of heading `index`'s section in `text` (the text this note was parsed
+    /// from): from the heading line to the next heading of the same or a higher level.
+    pub fn section(&self, index: usize, text: &str) -> Span {
+        let heading = &self.headings[index];
+        let end = self.headings[index + 1..]
+            .iter()
+            .find(|h| h.level <= heading.level)
+            .map_or(text.len(), |h| h.span.start);
+        heading.span.start..end
+    }
+
+    /// The heading path of heading `index`: its ancestors' texts then its own.
+    pub fn heading_path(&self, index: usize) -> Vec<&str> {
+        let mut path = vec![self.headings[index].text.as_str()];
+        let mut level = self.headings[index].level;
+        for h in self.headings[..index].iter().rev() {
+            if h.level < level {
+                path.push(h.text.as_str());
+                level = h.level;
+            }
+        }
+        path.reverse();
+        path
+    }
+
+    /// Every tag name, frontmatter and inline, without duplicates (case-insensitive), in order.
+    pub fn tag_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for tag in &self.tags {
+            if !out
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(&tag.name) || t.to_lowercase() == tag.name.to_lowercase())
+            {
+                out.push(tag.name.clone());
+            }
+        }
+        out
+    }
+
+    /// The link anchors that exist: heading anchors and `^block` ids.
+    pub fn anchors(&self) -> Vec<String> {
+        self.headings
+            .iter()
+            .map(|h| h.anchor.clone())
+            .chain(self.blocks.iter().map(|b| format!("^{}", b.id)))
+            .collect()
+    }
+}
 
 /// The link anchors that exist in `text`: every heading as [`anchor::heading_anchor`] writes it
-/// (headings inside code fences are not headings) and every block id with its `^`.
+/// (headings inside code fences, math blocks and comments are not headings) and every block id
+/// with its `^`.
 pub fn anchors(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if let Some(marker) = fence {
-            if trimmed.starts_with(marker) {
-                fence = None;
-            }
-            continue;
-        }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fence = Some(&trimmed[..3]);
-            continue;
-        }
-        let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
-        if (1..=6).contains(&hashes) && trimmed[hashes..].starts_with([' ', '\t']) {
-            out.push(anchor::heading_anchor(trimmed[hashes..].trim().trim_end_matches('#').trim()));
-        }
-        if let Some(pos) = line.trim_end().rfind(" ^") {
-            let id = &line.trim_end()[pos + 2..];
-            if !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-                out.push(format!("^{id}"));
-            }
-        }
-    }
-    out
+    Note::parse(text).anchors()
 }

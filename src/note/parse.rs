@@ -1,0 +1,299 @@
+//! One pass over a note's lines: block structure (code fences, math, comments, headings,
+//! callouts, tasks, block ids), then the inline syntax of each prose line (links, tags, fields).
+
+use super::Note;
+use super::anchor::heading_anchor;
+use super::frontmatter::{self, Frontmatter};
+use super::inline;
+use super::model::{BlockId, Callout, Heading, InlineField, Span, Tag, Task};
+
+/// Where a line sits in the block structure.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Prose,
+    Fence(u8, usize),
+    Math,
+    Comment,
+}
+
+/// Reads `text` into a [`Note`]. Never fails.
+pub fn parse(text: &str) -> Note {
+    let frontmatter = Frontmatter::parse(text);
+    let body_start = frontmatter::body_start(text);
+    let mut note = Note { body_start, diagnostics: frontmatter.diagnostics.clone(), ..Note::default() };
+    note.tags = frontmatter.tags().into_iter().map(|name| Tag { name, span: None, line: 0 }).collect();
+    note.frontmatter = frontmatter;
+    let mut state = Block::Prose;
+    let mut line_no = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..body_start]).count();
+    let mut pos = body_start;
+    let mut paragraph_start: Option<usize> = None;
+    let mut prev_block: Option<Span> = None;
+    let mut comment_start = 0;
+    while pos < text.len() {
+        let end = memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i);
+        let content_end = if end > pos && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end };
+        let line = &text[pos..content_end];
+        state = match state {
+            Block::Fence(ch, n) => close_fence(line, ch, n).then_some(Block::Prose).unwrap_or(state),
+            Block::Math => (line.trim() == "$$").then_some(Block::Prose).unwrap_or(state),
+            Block::Comment => {
+                if let Some(close) = inline::find(line, "%%") {
+                    note.comments.push(comment_start..pos + close + 2);
+                    Block::Prose
+                } else {
+                    state
+                }
+            }
+            Block::Prose => {
+                let next = prose_line(&mut note, pos, line, line_no);
+                if next == Block::Comment {
+                    comment_start = pos + inline::find(line, "%%").unwrap_or(0);
+                }
+                next
+            }
+        };
+        // Paragraph tracking for block ids: a block is a run of non-blank prose lines.
+        if line.trim().is_empty() {
+            if let Some(start) = paragraph_start.take() {
+                prev_block = Some(start..pos.saturating_sub(1));
+            }
+        } else if paragraph_start.is_none() {
+            paragraph_start = Some(pos);
+        }
+        if state == Block::Prose {
+            block_id(&mut note, line, pos, line_no, paragraph_start, prev_block.clone());
+        }
+        pos = end + 1;
+        line_no += 1;
+    }
+    if state == Block::Comment {
+        note.comments.push(comment_start..text.len());
+    }
+    finish_callouts(&mut note, text);
+    note
+}
+
+fn close_fence(line: &str, ch: u8, n: usize) -> bool {
+    let t = line.trim();
+    t.len() >= n && t.bytes().all(|b| b == ch)
+}
+
+/// Handles a line in prose state; returns the state for the next line.
+fn prose_line(note: &mut Note, pos: usize, line: &str, line_no: usize) -> Block {
+    let indent = line.len() - line.trim_start().len();
+    let t = line.trim_start();
+    let first = t.as_bytes().first().copied();
+    if matches!(first, Some(b'`') | Some(b'~')) && indent < 4 {
+        let ch = t.as_bytes()[0];
+        let n = t.bytes().take_while(|&b| b == ch).count();
+        if n >= 3 && !(ch == b'`' && t[n..].contains('`')) {
+            return Block::Fence(ch, n);
+        }
+    }
+    if t.trim_end() == "$$" {
+        return Block::Math;
+    }
+    if first == Some(b'#') && indent < 4 && heading(note, line, pos, line_no) {
+        return Block::Prose;
+    }
+    if first == Some(b'>') {
+        callout_header(note, t, pos, line_no);
+    }
+    task(note, line, pos, line_no);
+    let body = callout_or_quote_body(t);
+    let offset = pos + (line.len() - body.len());
+    let comment_open = inline::scan(note, body, offset, line_no);
+    field_inline(note, body, line_no, first != Some(b'>'));
+    if comment_open { Block::Comment } else { Block::Prose }
+}
+
+fn callout_or_quote_body(t: &str) -> &str {
+    let mut rest = t;
+    while let Some(r) = rest.strip_prefix('>') {
+        rest = r.trim_start();
+    }
+    rest
+}
+
+fn heading(note: &mut Note, line: &str, pos: usize, line_no: usize) -> bool {
+    let t = line.trim_start();
+    let level = t.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return false;
+    }
+    let rest = &t[level..];
+    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return false;
+    }
+    let mut text_part = rest.trim();
+    let stripped = text_part.trim_end_matches('#');
+    if stripped.is_empty() || stripped.ends_with([' ', '\t']) {
+        text_part = stripped.trim_end();
+    }
+    note.headings.push(Heading {
+        level: level as u8,
+        text: text_part.to_string(),
+        anchor: heading_anchor(text_part),
+        span: pos..pos + line.len(),
+        line: line_no,
+    });
+    true
+}
+
+fn callout_header(note: &mut Note, t: &str, pos: usize, line_no: usize) {
+    let inner = t[1..].trim_start();
+    let Some(rest) = inner.strip_prefix("[!") else { return };
+    let Some(close) = rest.find(']') else { return };
+    let kind = rest[..close].split('|').next().unwrap_or("").trim().to_lowercase();
+    if kind.is_empty() || kind.contains(char::is_whitespace) {
+        return;
+    }
+    let mut after = &rest[close + 1..];
+    let fold = after.chars().next().filter(|c| *c == '+' || *c == '-');
+    if fold.is_some() {
+        after = &after[1..];
+    }
+    let title = match after.strip_prefix('|') {
+        Some(meta) => meta.split_once(' ').map_or("", |(_, t)| t),
+        None => after,
+    };
+    note.callouts.push(Callout {
+        kind,
+        title: title.trim().to_string(),
+        fold,
+        span: pos..pos + t.len(),
+        line: line_no,
+    });
+}
+
+/// Extends each callout's span over the quoted lines that follow its header.
+fn finish_callouts(note: &mut Note, text: &str) {
+    for callout in &mut note.callouts {
+        let mut end = callout.span.end;
+        let mut pos = end;
+        while pos < text.len() {
+            let next = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+            let line = text[pos..next].trim_start_matches('\n');
+            if pos == callout.span.end {
+                pos = next + 1;
+                continue;
+            }
+            if !line.trim_start().starts_with('>') {
+                break;
+            }
+            end = next;
+            pos = next + 1;
+        }
+        callout.span.end = end.min(text.len());
+        if text[..callout.span.end].ends_with('\r') {
+            callout.span.end -= 1;
+        }
+    }
+}
+
+fn task(note: &mut Note, line: &str, pos: usize, line_no: usize) {
+    let t = callout_or_quote_body(line.trim_start());
+    let after_marker = if let Some(r) = t.strip_prefix(['-', '*', '+']) {
+        r
+    } else {
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        match t[digits..].strip_prefix(['.', ')']) {
+            Some(r) if digits > 0 => r,
+            _ => return,
+        }
+    };
+    let Some(rest) = after_marker.strip_prefix(' ').map(str::trim_start).and_then(|r| r.strip_prefix('['))
+    else {
+        return;
+    };
+    let mut chars = rest.chars();
+    let (Some(status), Some(']')) = (chars.next(), chars.next()) else { return };
+    let text = chars.as_str();
+    if !(text.is_empty() || text.starts_with(' ')) {
+        return;
+    }
+    note.tasks.push(Task {
+        status,
+        text: text.trim().to_string(),
+        span: pos..pos + line.len(),
+        line: line_no,
+    });
+}
+
+fn block_id(
+    note: &mut Note,
+    line: &str,
+    pos: usize,
+    line_no: usize,
+    paragraph: Option<usize>,
+    prev: Option<Span>,
+) {
+    let trimmed = line.trim_end();
+    let Some(caret) = trimmed.rfind('^') else { return };
+    let id = &trimmed[caret + 1..];
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return;
+    }
+    let before = &trimmed[..caret];
+    let alone = before.trim().is_empty();
+    if !alone && !before.ends_with([' ', '\t']) {
+        return;
+    }
+    let marker_start = pos + before.trim_end().len();
+    let marker = (if alone { pos } else { marker_start })..pos + trimmed.len();
+    let t = line.trim_start();
+    let is_item = t.starts_with(['-', '*', '+']) || t.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    let block = if alone {
+        // A lone `^id` line names the block before it (a table, typically).
+        match paragraph.filter(|&start| start < pos) {
+            Some(start) => start..pos.saturating_sub(1),
+            None => prev.unwrap_or(pos..pos),
+        }
+    } else if is_item {
+        pos..pos + trimmed.len()
+    } else {
+        paragraph.unwrap_or(pos)..pos + trimmed.len()
+    };
+    let block = block.start..block.end.max(block.start);
+    note.blocks.push(BlockId { id: id.to_string(), block, marker, line: line_no });
+}
+
+/// `Key:: value` on its own line (`whole`), and `[key:: value]` / `(key:: value)` anywhere.
+fn field_inline(note: &mut Note, body: &str, line_no: usize, whole: bool) {
+    if !body.contains("::") {
+        return;
+    }
+    if whole {
+        let t = body.trim_start_matches(['-', '*', '+', ' ']);
+        if let Some((key, value)) = t.split_once("::")
+            && !key.is_empty()
+            && !key.contains(['[', '(', '`'])
+            && key.len() <= 64
+        {
+            note.fields.push(InlineField {
+                key: key.trim().to_string(),
+                value: value.trim().to_string(),
+                line: line_no,
+            });
+            return;
+        }
+    }
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        let mut rest = body;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + 1..];
+            let Some(end) = after.find(close) else { break };
+            if let Some((key, value)) = after[..end].split_once("::")
+                && !key.trim().is_empty()
+                && !key.contains(['[', '(', ' '])
+            {
+                note.fields.push(InlineField {
+                    key: key.trim().to_string(),
+                    value: value.trim().to_string(),
+                    line: line_no,
+                });
+            }
+            rest = &after[end + 1..];
+        }
+    }
+}
