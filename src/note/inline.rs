@@ -230,7 +230,7 @@ fn tag(note: &mut Note, line: &str, at: usize, offset: usize, line_no: usize) ->
     let len: usize = rest.chars().take_while(|&c| is_tag_char(c)).map(char::len_utf8).sum();
     let name = rest[..len].trim_end_matches('/');
     if name.is_empty() || name.chars().all(|c| c.is_ascii_digit()) {
-        return at + 1 + len.max(0);
+        return at + 1 + len;
     }
     note.tags.push(Tag {
         name: name.to_string(),

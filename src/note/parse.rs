@@ -34,8 +34,20 @@ pub fn parse(text: &str) -> Note {
         let content_end = if end > pos && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end };
         let line = &text[pos..content_end];
         state = match state {
-            Block::Fence(ch, n) => close_fence(line, ch, n).then_some(Block::Prose).unwrap_or(state),
-            Block::Math => (line.trim() == "$$").then_some(Block::Prose).unwrap_or(state),
+            Block::Fence(ch, n) => {
+                if close_fence(line, ch, n) {
+                    Block::Prose
+                } else {
+                    state
+                }
+            }
+            Block::Math => {
+                if line.trim() == "$$" {
+                    Block::Prose
+                } else {
+                    state
+                }
+            }
             Block::Comment => {
                 if let Some(close) = inline::find(line, "%%") {
                     note.comments.push(comment_start..pos + close + 2);
