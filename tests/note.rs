@@ -78,3 +78,75 @@ proptest! {
         for c in &note.callouts { prop_assert!(text.get(c.span.clone()).is_some()); }
     }
 }
+
+mod patch {
+    use proptest::prelude::*;
+    use scholia::note::{Note, Operation, PatchOptions, Target, patch};
+    use serde_json::Value;
+
+    use crate::check::{cases, check, root};
+
+    fn target(call: &Value) -> Target {
+        let t = &call["target"];
+        if let Some(h) = t["heading"].as_str() {
+            Target::Heading(h.into())
+        } else if let Some(b) = t["block"].as_str() {
+            Target::Block(b.into())
+        } else {
+            Target::Frontmatter(t["frontmatter"].as_str().unwrap().into())
+        }
+    }
+
+    /// Each `*.call.json` names a note, a target, an operation and content; the expected note is
+    /// `*.out.md` beside it, or `*.err.txt` for a refused edit.
+    #[test]
+    fn patch_cases_match_their_expected_notes() {
+        let dir = root().join("tests/cases/note/patch");
+        let calls = cases(&dir, ".call.json");
+        assert!(calls.len() >= 10);
+        for call_path in calls {
+            let call: Value = serde_json::from_str(&std::fs::read_to_string(&call_path).unwrap()).unwrap();
+            let text = std::fs::read_to_string(dir.join(call["note"].as_str().unwrap())).unwrap();
+            let op: Operation = serde_json::from_value(call["operation"].clone()).unwrap();
+            let options = PatchOptions {
+                create_if_missing: call["options"]["create_if_missing"].as_bool().unwrap_or(false),
+                ..PatchOptions::default()
+            };
+            let stem = call_path.to_string_lossy().trim_end_matches(".call.json").to_string();
+            match patch(&text, &target(&call), op, &call["content"], &options) {
+                Ok(done) => {
+                    check(std::path::Path::new(&format!("{stem}.out.md")), &done.text);
+                    // Text outside the target is untouched: re-parsing finds every other heading.
+                    assert!(Note::parse(&done.text).headings.len() >= Note::parse(&text).headings.len());
+                }
+                Err(err) => check(std::path::Path::new(&format!("{stem}.err.txt")), &format!("{err}\n")),
+            }
+        }
+    }
+
+    const NOTE: &str = include_str!("cases/note/tricky.md");
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Any sequence of patches on sections leaves the text outside the patched section as it was.
+        #[test]
+        fn text_outside_the_section_is_unchanged(steps in proptest::collection::vec((0usize..6, 0usize..3, "[a-z #\\n]{0,20}"), 1..5)) {
+            let mut text = NOTE.to_string();
+            for (pick, op, content) in steps {
+                let note = Note::parse(&text);
+                let index = pick % note.headings.len();
+                let section = note.section(index, &text);
+                let heading_end = note.headings[index].span.end;
+                let path = note.heading_path(index).join("::");
+                let op = [Operation::Append, Operation::Prepend, Operation::Replace][op];
+                let Ok(done) = patch(&text, &Target::Heading(path), op, &Value::String(content), &PatchOptions::default()) else {
+                    continue; // duplicate headings are refused as ambiguous: nothing changes
+                };
+                prop_assert!(done.text.starts_with(&text[..heading_end]));
+                prop_assert!(done.text.ends_with(&text[section.end..]));
+                text = done.text;
+            }
+        }
+    }
+}

@@ -5,11 +5,15 @@
 //! keys); `resolve` resolves links as Obsidian does.
 
 pub mod anchor;
+pub mod edit;
+pub mod fm_edit;
 pub mod frontmatter;
 mod inline;
 mod model;
 mod parse;
+mod yaml;
 
+pub use edit::{EditError, Operation, PatchOptions, Patched, Target, find_heading, patch};
 pub use frontmatter::Frontmatter;
 pub use model::{BlockId, Callout, Heading, InlineField, Link, LinkKind, Span, Tag, Task};
 
