@@ -3,6 +3,7 @@
 
 use scholia::annotations::ParseOptions;
 use scholia::library;
+use scholia::note::Resolution;
 use scholia::note::anchor::anchors_match;
 use scholia::synthesis::{RenderOptions, summarize, synthesize};
 use scholia::vault::{FsVault, Vault, VaultPath};
@@ -33,21 +34,15 @@ fn wikilinks(markdown: &str) -> Vec<(String, Option<String>)> {
 }
 
 fn assert_links_resolve(vault: &FsVault, markdown: &str) {
-    let files = vault.list(&VaultPath::root()).unwrap();
+    let resolver = library::resolver(&vault.list(&VaultPath::root()).unwrap());
     let links = wikilinks(markdown);
     assert!(!links.is_empty());
     for (target, anchor) in links {
-        let matches: Vec<_> = files
-            .iter()
-            .filter(|f| {
-                f.path.without_md().eq_ignore_ascii_case(&target)
-                    || f.path.stem().eq_ignore_ascii_case(&target)
-                    || f.path.file_name().eq_ignore_ascii_case(&target)
-            })
-            .collect();
-        assert_eq!(matches.len(), 1, "link target {target:?} does not resolve to one file");
+        let Resolution::Resolved(path) = resolver.resolve(&target, None) else {
+            panic!("link target {target:?} does not resolve to one file");
+        };
         if let Some(anchor) = anchor {
-            let text = vault.read(&matches[0].path).unwrap();
+            let text = vault.read(&VaultPath::new(&path).unwrap()).unwrap();
             let anchors = scholia::note::anchors(&text);
             assert!(
                 anchors.iter().any(|a| anchors_match(a, &anchor)),
@@ -76,13 +71,13 @@ fn every_note_parses_without_errors() {
 #[test]
 fn summaries_and_syntheses_write_only_links_that_resolve() {
     let vault = vault();
-    let files = vault.list(&VaultPath::root()).unwrap();
+    let resolver = library::resolver(&vault.list(&VaultPath::root()).unwrap());
     let options = ParseOptions::default();
     let render = RenderOptions { date: "2024-06-01".into(), ..RenderOptions::default() };
     let mut sources = Vec::new();
     for note in library::list_annotation_files(&vault, &VaultPath::root(), &[], &options).unwrap() {
         let source =
-            library::load_source(&vault, &files, &VaultPath::new(&note.path).unwrap(), &options).unwrap();
+            library::load_source(&vault, &resolver, &VaultPath::new(&note.path).unwrap(), &options).unwrap();
         assert_links_resolve(&vault, &summarize(&source, &render));
         sources.push(source);
     }

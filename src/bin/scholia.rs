@@ -115,7 +115,7 @@ fn run(cli: Cli) -> Result<()> {
 struct Context {
     config: Config,
     vault: FsVault,
-    files: Vec<scholia::vault::FileMeta>,
+    resolver: scholia::note::LinkResolver,
     render: RenderOptions,
 }
 
@@ -130,7 +130,7 @@ impl Context {
             other => other?,
         };
         let vault = FsVault::open(&config.vault)?;
-        let files = vault.list(&VaultPath::root())?;
+        let resolver = library::resolver(&vault.list(&VaultPath::root())?);
         let date = match &args.date {
             Some(date) => date
                 .parse::<jiff::civil::Date>()
@@ -138,7 +138,7 @@ impl Context {
                 .to_string(),
             None => jiff::Zoned::now().date().to_string(),
         };
-        Ok(Self { config, vault, files, render: RenderOptions { date, ..RenderOptions::default() } })
+        Ok(Self { config, vault, resolver, render: RenderOptions { date, ..RenderOptions::default() } })
     }
 
     fn source(&self, file: &Path, options: &ParseOptions) -> Result<synthesis::SourceNote> {
@@ -150,7 +150,7 @@ impl Context {
                 self.config.vault.display()
             )
         })?;
-        Ok(library::load_source(&self.vault, &self.files, &path, options)?)
+        Ok(library::load_source(&self.vault, &self.resolver, &path, options)?)
     }
 
     fn emit(&self, text: &str, pattern: &str, vars: &[(&str, &str)], write: bool) -> Result<()> {

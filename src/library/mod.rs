@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::annotations::{self, ParseOptions};
-use crate::note::Frontmatter;
+use crate::note::{Frontmatter, LinkResolver, LinkStyle};
 use crate::synthesis::SourceNote;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath, naming};
 
@@ -89,26 +89,23 @@ pub fn find_by_citekey(
     Ok(notes.into_iter().find(|m| m.path.file_name().eq_ignore_ascii_case(&file_name)).map(|m| m.path))
 }
 
-/// What to write inside `[[…]]` to reach `target` from anywhere in a vault holding `all`: its
-/// name without `.md` when no other file has that name (case-insensitive), else its path without `.md`.
-pub fn link_text(all: &[FileMeta], target: &VaultPath) -> String {
-    let name = target.stem().to_lowercase();
-    let same_name =
-        all.iter().filter(|f| f.path.is_markdown() && f.path.stem().to_lowercase() == name).count();
-    if same_name <= 1 { target.stem().to_string() } else { target.without_md().to_string() }
+/// A link resolver over the vault's files (for the link text of written notes).
+pub fn resolver(files: &[FileMeta]) -> LinkResolver {
+    LinkResolver::new(files.iter().map(|f| f.path.as_str().to_string()))
 }
 
-/// Reads and parses the annotation note at `path` for the renderer. `all` is the vault's file list
-/// (for link text); the doc's `file_path` is the note's absolute path.
+/// Reads and parses the annotation note at `path` for the renderer; links to it are written in
+/// the shortest form that resolves in the vault. The doc's `file_path` is the absolute path.
 pub fn load_source(
     vault: &dyn Vault,
-    all: &[FileMeta],
+    resolver: &LinkResolver,
     path: &VaultPath,
     options: &ParseOptions,
 ) -> Result<SourceNote, VaultError> {
     let text = vault.read(path)?;
     let doc = annotations::parse(&text, &vault.absolute(path), options);
-    Ok(SourceNote::from_doc(doc, link_text(all, path), &text))
+    let link = resolver.link_text(path.as_str(), None, LinkStyle::Shortest);
+    Ok(SourceNote::from_doc(doc, link, &text))
 }
 
 /// Writes `content` as a new note named by `pattern` and `vars` in `folder`, numbering the name

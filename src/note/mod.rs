@@ -11,11 +11,13 @@ pub mod frontmatter;
 mod inline;
 mod model;
 mod parse;
+pub mod resolve;
 mod yaml;
 
 pub use edit::{EditError, Operation, PatchOptions, Patched, Target, find_heading, patch};
 pub use frontmatter::Frontmatter;
 pub use model::{BlockId, Callout, Heading, InlineField, Link, LinkKind, Span, Tag, Task};
+pub use resolve::{LinkResolver, LinkStyle, Resolution};
 
 use crate::diag::Diagnostic;
 

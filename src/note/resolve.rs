@@ -1,0 +1,240 @@
+//! Link resolution as Obsidian does it: a link names a file by path (from the vault root or the
+//! linking note's folder, `.md` optional), else by name anywhere in the vault, else by an alias;
+//! names compare case-insensitively. And the reverse: the link text to write for a file.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+/// How links are written (Obsidian's "New link format" setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkStyle {
+    /// The shortest text that names the file unambiguously (Obsidian's default).
+    #[default]
+    Shortest,
+    /// A path relative to the linking note's folder.
+    Relative,
+    /// The path from the vault root.
+    Absolute,
+}
+
+/// What a link resolves to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "paths", rename_all = "lowercase")]
+pub enum Resolution {
+    /// One file.
+    Resolved(String),
+    /// Several files match by name; Obsidian picks the first of these (the one in the linking
+    /// note's folder, else the shortest path), tools should say so.
+    Ambiguous(Vec<String>),
+    /// Nothing matches.
+    Missing,
+}
+
+/// The vault's files, indexed for resolving links.
+#[derive(Debug, Clone, Default)]
+pub struct LinkResolver {
+    paths: Vec<String>,
+    by_path: HashMap<String, usize>,
+    by_name: HashMap<String, Vec<usize>>,
+    by_alias: HashMap<String, Vec<usize>>,
+}
+
+fn key(s: &str) -> String {
+    s.to_lowercase()
+}
+
+fn strip_md(path: &str) -> &str {
+    if path.len() > 3 && path[path.len() - 3..].eq_ignore_ascii_case(".md") {
+        &path[..path.len() - 3]
+    } else {
+        path
+    }
+}
+
+fn name_of(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(f, _)| f)
+}
+
+impl LinkResolver {
+    /// Indexes vault-relative `paths` (every file, notes and attachments).
+    pub fn new<I, S>(paths: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut resolver = Self::default();
+        for path in paths {
+            resolver.add(path.into());
+        }
+        resolver
+    }
+
+    fn add(&mut self, path: String) {
+        let i = self.paths.len();
+        self.by_path.insert(key(&path), i);
+        if path.to_lowercase().ends_with(".md") {
+            self.by_path.entry(key(strip_md(&path))).or_insert(i);
+        }
+        // Notes are named without `.md`, attachments with their extension.
+        self.by_name.entry(key(strip_md(name_of(&path)))).or_default().push(i);
+        self.paths.push(path);
+    }
+
+    /// Registers the frontmatter aliases of the note at `path`.
+    pub fn add_aliases<'a>(&mut self, path: &str, aliases: impl IntoIterator<Item = &'a str>) {
+        if let Some(&i) = self.by_path.get(&key(path)) {
+            for alias in aliases {
+                self.by_alias.entry(key(alias.trim())).or_default().push(i);
+            }
+        }
+    }
+
+    /// Every indexed path.
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// Resolves a link target (the part before `#`) written in the note at `from`.
+    pub fn resolve(&self, target: &str, from: Option<&str>) -> Resolution {
+        let target = target.trim().trim_start_matches("./");
+        if target.is_empty() {
+            return from.map_or(Resolution::Missing, |f| Resolution::Resolved(f.to_string()));
+        }
+        let from_folder = from.map(folder_of).unwrap_or("");
+        if let Some(found) = self.by_relative_path(target, from_folder) {
+            return Resolution::Resolved(found);
+        }
+        if let Some(&i) = self.by_path.get(&key(target.trim_start_matches('/'))) {
+            return Resolution::Resolved(self.paths[i].clone());
+        }
+        let mut candidates: Vec<usize> = if target.contains('/') {
+            // `Folder/Note` also matches `Deep/Folder/Note.md`.
+            let suffix = format!("/{}", key(strip_md(target)));
+            (0..self.paths.len()).filter(|&i| key(strip_md(&self.paths[i])).ends_with(&suffix)).collect()
+        } else {
+            let name = key(strip_md(target));
+            self.by_name.get(&name).or_else(|| self.by_alias.get(&key(target))).cloned().unwrap_or_default()
+        };
+        candidates.sort_by_key(|&i| {
+            let p = &self.paths[i];
+            (folder_of(p) != from_folder, p.matches('/').count(), p.len(), p.clone())
+        });
+        candidates.dedup();
+        match candidates.as_slice() {
+            [] => Resolution::Missing,
+            [one] => Resolution::Resolved(self.paths[*one].clone()),
+            many => Resolution::Ambiguous(many.iter().map(|&i| self.paths[i].clone()).collect()),
+        }
+    }
+
+    /// The file Obsidian opens for the link (for an ambiguous name, the first candidate).
+    pub fn first(&self, target: &str, from: Option<&str>) -> Option<String> {
+        match self.resolve(target, from) {
+            Resolution::Resolved(p) => Some(p),
+            Resolution::Ambiguous(mut many) => Some(many.swap_remove(0)),
+            Resolution::Missing => None,
+        }
+    }
+
+    fn by_relative_path(&self, target: &str, from_folder: &str) -> Option<String> {
+        if !(target.starts_with("../") || (target.contains('/') && !from_folder.is_empty())) {
+            return None;
+        }
+        let mut parts: Vec<&str> =
+            if from_folder.is_empty() { Vec::new() } else { from_folder.split('/').collect() };
+        for part in target.split('/') {
+            match part {
+                "." | "" => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                p => parts.push(p),
+            }
+        }
+        let joined = parts.join("/");
+        self.by_path.get(&key(&joined)).map(|&i| self.paths[i].clone())
+    }
+
+    /// The text to write inside `[[…]]` to reach `target_path` from the note at `from`.
+    pub fn link_text(&self, target_path: &str, from: Option<&str>, style: LinkStyle) -> String {
+        let shown =
+            if target_path.to_lowercase().ends_with(".md") { strip_md(target_path) } else { target_path };
+        match style {
+            LinkStyle::Absolute => shown.to_string(),
+            LinkStyle::Relative => relative(shown, from.map(folder_of).unwrap_or("")),
+            LinkStyle::Shortest => {
+                let name = strip_md(name_of(target_path));
+                let lookup = if target_path.to_lowercase().ends_with(".md") {
+                    name.to_string()
+                } else {
+                    name_of(target_path).to_string()
+                };
+                let unique = self.by_name.get(&key(&lookup)).is_none_or(|v| v.len() <= 1);
+                if unique { lookup } else { shown.to_string() }
+            }
+        }
+    }
+}
+
+fn relative(path: &str, from_folder: &str) -> String {
+    let from: Vec<&str> = if from_folder.is_empty() { Vec::new() } else { from_folder.split('/').collect() };
+    let to: Vec<&str> = path.split('/').collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<&str> = vec![".."; from.len() - common];
+    out.extend(&to[common..]);
+    out.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vault() -> LinkResolver {
+        let mut r = LinkResolver::new([
+            "A/Notes.md",
+            "B/Notes.md",
+            "References/@smith2023.md",
+            "Top.md",
+            "img/pic.png",
+            "Deep/Folder/Page.md",
+        ]);
+        r.add_aliases("Top.md", ["The Top"]);
+        r
+    }
+
+    #[test]
+    fn resolves_like_obsidian() {
+        let r = vault();
+        assert_eq!(r.resolve("@SMITH2023", None), Resolution::Resolved("References/@smith2023.md".into()));
+        assert_eq!(
+            r.resolve("References/@smith2023.md", None),
+            Resolution::Resolved("References/@smith2023.md".into())
+        );
+        assert_eq!(r.resolve("pic.png", None), Resolution::Resolved("img/pic.png".into()));
+        assert_eq!(r.resolve("the top", None), Resolution::Resolved("Top.md".into()));
+        assert_eq!(r.resolve("Folder/Page", None), Resolution::Resolved("Deep/Folder/Page.md".into()));
+        assert_eq!(r.resolve("../Top", Some("A/Notes.md")), Resolution::Resolved("Top.md".into()));
+        assert_eq!(r.resolve("Nothing", None), Resolution::Missing);
+        assert_eq!(
+            r.resolve("Notes", Some("B/x.md")),
+            Resolution::Ambiguous(vec!["B/Notes.md".into(), "A/Notes.md".into()])
+        );
+        assert_eq!(r.first("Notes", Some("A/y.md")).as_deref(), Some("A/Notes.md"));
+    }
+
+    #[test]
+    fn writes_the_shortest_unambiguous_link() {
+        let r = vault();
+        assert_eq!(r.link_text("References/@smith2023.md", None, LinkStyle::Shortest), "@smith2023");
+        assert_eq!(r.link_text("A/Notes.md", None, LinkStyle::Shortest), "A/Notes");
+        assert_eq!(r.link_text("img/pic.png", None, LinkStyle::Shortest), "pic.png");
+        assert_eq!(r.link_text("Top.md", Some("A/Notes.md"), LinkStyle::Relative), "../Top");
+        assert_eq!(r.link_text("A/Notes.md", Some("x.md"), LinkStyle::Absolute), "A/Notes");
+    }
+}
