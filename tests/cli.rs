@@ -87,3 +87,88 @@ fn synthesize_needs_files() {
     let out = scholia(&["synthesize"], dir.path());
     assert!(!out.status.success());
 }
+
+/// Copies `tests/fixtures/vault` into a fresh temporary folder.
+fn fixture_vault() -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            let target = to.join(entry.file_name());
+            if entry.path().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vault"), dir.path());
+    dir
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "scholia failed: {}", stderr(out));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn parse_reads_crlf_bom_and_unicode_citekeys() {
+    let vault = fixture_vault();
+    let cases = [
+        ("References/@smith2023.md", "smith2023", 3),
+        ("References/Deutsch/@müllerÜberblick2021.md", "müllerÜberblick2021", 2),
+        ("References/@李2020深度.md", "李2020深度", 1),
+        ("References/@2019first-key.md", "2019first-key", 1),
+        ("References/Broken frontmatter.md", "broken2020", 1),
+    ];
+    for (file, citekey, count) in cases {
+        let doc: serde_json::Value =
+            serde_json::from_str(&stdout(&scholia(&["parse", file], vault.path()))).unwrap();
+        assert_eq!(doc["citekey"], citekey, "{file}");
+        assert_eq!(doc["annotations"].as_array().unwrap().len(), count, "{file}");
+        assert!(Path::new(doc["file_path"].as_str().unwrap()).is_absolute());
+    }
+    let only: serde_json::Value = serde_json::from_str(&stdout(&scholia(
+        &["parse", "References/@smith2023.md", "--colors", "negative,#5FB236"],
+        vault.path(),
+    )))
+    .unwrap();
+    let colors: Vec<&str> =
+        only["annotations"].as_array().unwrap().iter().map(|a| a["color"].as_str().unwrap()).collect();
+    assert_eq!(colors, ["positive", "negative"]);
+}
+
+#[test]
+fn summarize_and_synthesize_write_numbered_notes_inside_the_vault() {
+    let vault = fixture_vault();
+    let args = ["summarize", "References/@smith2023.md", "--write", "--date", "2024-06-01"];
+    let first = stdout(&scholia(&args, vault.path()));
+    let second = stdout(&scholia(&args, vault.path()));
+    assert!(first.trim().ends_with("Synthesis/Summary - Machine Learning Survey.md"), "{first}");
+    assert!(second.trim().ends_with("Synthesis/Summary - Machine Learning Survey 1.md"), "{second}");
+    let summary = std::fs::read_to_string(first.trim()).unwrap();
+    assert!(
+        summary.starts_with("---\ntype: summary\nsource: \"[[@smith2023]]\"\ncreated: 2024-06-01\n"),
+        "{summary}"
+    );
+    assert!(summary.contains("[[@smith2023#Methods|p. 9]]"), "{summary}");
+
+    let notes = [
+        "References/@smith2023.md",
+        "References/Deutsch/@müllerÜberblick2021.md",
+        "References/@2019first-key.md",
+    ];
+    let mut args = vec!["synthesize"];
+    args.extend(notes);
+    args.extend(["--theme", "Methods", "--date", "2024-06-01"]);
+    let printed = stdout(&scholia(&args, vault.path()));
+    assert!(printed.contains("# Synthesis: Methods"), "{printed}");
+    assert!(printed.contains("[[@müllerÜberblick2021]]"));
+    // Nothing was written without --write, and the annotation notes were never modified.
+    assert!(!vault.path().join("Synthesis/Synthesis - Methods - 2024-06-01.md").exists());
+    let original = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vault/References/@smith2023.md"),
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(vault.path().join("References/@smith2023.md")).unwrap(), original);
+}

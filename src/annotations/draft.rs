@@ -35,6 +35,8 @@ pub struct Draft<'a> {
     pub link: Option<String>,
     /// The embedded image.
     pub image: Option<String>,
+    /// The citekey of the annotation's `[@key …]` citation, if it has one.
+    pub cite: Option<String>,
 }
 
 /// Resolves a colour to (meaning, hex); `None` meaning the colour is unknown (→ `other`).

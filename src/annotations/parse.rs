@@ -175,6 +175,9 @@ impl Scan {
                 "an annotation with no text, comment or image was found; it is kept, empty",
             ));
         }
+        if let Some(key) = draft.cite.take() {
+            self.first_cite.get_or_insert(key);
+        }
         let (annotation, warning) = draft.finish(options);
         if let Some(warning) = warning {
             self.diagnostics.push(Diagnostic::warning(lines.number(i), warning));

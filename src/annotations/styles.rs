@@ -53,8 +53,9 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
         draft.link = Some(link);
     }
     if let Some(open) = rfind(&line, "[@")
-        && let Some((_, page)) = citation(&line[open..])
+        && let Some((key, page)) = citation(&line[open..])
     {
+        draft.cite.get_or_insert_with(|| key.to_string());
         draft.page = draft.page.take().or(page);
         line.truncate(open);
     }
@@ -128,7 +129,8 @@ fn block_body<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Dra
             break;
         }
         i += 1;
-        if let Some((_, page)) = citation_line(line) {
+        if let Some((key, page)) = citation_line(line) {
+            draft.cite.get_or_insert_with(|| key.to_string());
             draft.page = draft.page.take().or(page);
             break;
         }
@@ -217,7 +219,8 @@ fn following_comment<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &
         if t.is_empty() || is_boundary(line) || is_annotation_start(line) || heading(line).is_some() {
             break;
         }
-        if let Some((_, page)) = citation_line(line) {
+        if let Some((key, page)) = citation_line(line) {
+            draft.cite.get_or_insert_with(|| key.to_string());
             draft.page = draft.page.take().or(page);
         } else {
             let t = t.strip_prefix("- ").unwrap_or(t);
