@@ -30,7 +30,13 @@ pub fn citekey_prefix(s: &str) -> Option<&str> {
 /// removed), when `s` (trimmed) is exactly one.
 pub fn citation(s: &str) -> Option<(&str, Option<String>)> {
     let inner = s.trim().strip_prefix("[@")?.strip_suffix(']')?;
-    let key = citekey_prefix(inner)?;
+    let mut key = citekey_prefix(inner)?;
+    if !inner[key.len()..].is_empty() && !inner[key.len()..].starts_with([' ', ',', ';', '\t']) {
+        // A key with characters Pandoc would not allow: take the whole token rather than misread
+        // the rest of it as a page.
+        let end = inner.find([' ', ',', ';', '\t']).unwrap_or(inner.len());
+        key = &inner[..end];
+    }
     let rest = inner[key.len()..].trim_start_matches([',', ' ', '\t']).trim();
     if rest.contains(['[', ']']) {
         return None;
@@ -235,6 +241,7 @@ mod tests {
         assert_eq!(citation("[@smith S12]"), Some(("smith", Some("S12".into()))));
         assert_eq!(citation("[@smith]"), Some(("smith", None)));
         assert_eq!(citation("see [@smith]"), None);
+        assert_eq!(citation("[@o’brien2018:ch3, p.5]"), Some(("o’brien2018:ch3", Some("5".into()))));
     }
 
     #[test]
