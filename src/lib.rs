@@ -27,6 +27,8 @@
 pub mod annotations;
 pub mod diag;
 pub mod library;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod note;
 pub mod periodic;
 pub mod synthesis;

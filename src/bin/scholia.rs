@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Context as _, Result, anyhow};
 use clap::{Parser, Subcommand};
-use scholia::annotations::{self, ParseOptions, colors};
+use scholia::annotations::{self, ParseOptions};
 use scholia::library;
 use scholia::synthesis::{self, RenderOptions};
 use scholia::vault::config::{self, Config, Env};
@@ -21,6 +21,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve the vault to AI agents over MCP (stdio, or streamable HTTP with --http).
+    Mcp(scholia::mcp::McpArgs),
     /// Print a note's annotations as JSON.
     Parse {
         /// The annotation note.
@@ -76,8 +78,9 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     let options = ParseOptions::default();
     match cli.command {
+        Command::Mcp(args) => scholia::mcp::run(args)?,
         Command::Parse { file, colors } => {
-            let keep = color_filter(&colors, &options)?;
+            let keep = library::color_filter(&colors, &options).map_err(|e| anyhow!(e))?;
             let text = read_note(&file)?;
             let absolute = std::path::absolute(&file).unwrap_or(file);
             let mut doc = annotations::parse(&text, &absolute.display().to_string(), &options);
@@ -174,23 +177,4 @@ fn vault_above(notes: &[PathBuf]) -> Option<PathBuf> {
 fn read_note(file: &Path) -> Result<String> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", file.display()))
-}
-
-/// The colour meanings (lowercase) and hexes (`#rrggbb`) named in `wanted`; an unknown name is an
-/// error listing the valid ones. Empty means every colour.
-fn color_filter(wanted: &[String], options: &ParseOptions) -> Result<Vec<String>> {
-    let mut names: Vec<String> = colors::MEANINGS.iter().map(|s| s.to_string()).collect();
-    names.push(colors::OTHER.to_string());
-    names.extend(options.colors.entries.iter().map(|e| e.name.to_lowercase()));
-    let mut keep: Vec<String> = Vec::new();
-    for item in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
-        if let Some(hex) = colors::parse_hex(item).filter(|_| item.starts_with('#')) {
-            keep.push(hex);
-        } else if names.contains(&item.to_lowercase()) {
-            keep.push(item.to_lowercase());
-        } else {
-            bail!("unknown colour {item:?}; use a meaning ({}) or a hex such as #5fb236", names.join(", "));
-        }
-    }
-    Ok(keep)
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::annotations::{self, ParseOptions};
+use crate::annotations::{self, AnnotationDoc, ParseOptions, colors};
 use crate::note::{Frontmatter, LinkResolver, LinkStyle};
 use crate::synthesis::SourceNote;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath, naming};
@@ -124,5 +124,41 @@ pub fn write_result(
             Err(VaultError::AlreadyExists { .. }) => continue,
             other => return other.map(|()| path),
         }
+    }
+}
+
+/// The colour meanings (lowercase) and hexes (`#rrggbb`) named in `wanted` (names or hexes, any
+/// case). An unknown name is an error that lists the valid ones. Empty means every colour.
+pub fn color_filter(wanted: &[String], options: &ParseOptions) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = colors::MEANINGS.iter().map(|s| s.to_string()).collect();
+    names.push(colors::OTHER.to_string());
+    for entry in &options.colors.entries {
+        let name = entry.name.to_lowercase();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let mut keep = Vec::new();
+    for item in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        if let Some(hex) = colors::parse_hex(item).filter(|_| item.starts_with('#')) {
+            keep.push(hex);
+        } else if names.contains(&item.to_lowercase()) {
+            keep.push(item.to_lowercase());
+        } else {
+            return Err(format!(
+                "unknown colour {item:?}; use a meaning ({}) or a hex such as #5fb236",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(keep)
+}
+
+/// Keeps the annotations whose meaning or hex is in `keep` (from [`color_filter`]); empty keeps all.
+pub fn keep_colors(doc: &mut AnnotationDoc, keep: &[String]) {
+    if !keep.is_empty() {
+        doc.annotations.retain(|a| {
+            keep.iter().any(|k| *k == a.color.to_lowercase() || a.color_hex.as_deref() == Some(k.as_str()))
+        });
     }
 }

@@ -13,7 +13,7 @@ pub const PROTECTED: [&str; 3] = [".obsidian", ".git", ".trash"];
 
 /// A validated vault-relative path: `/`-separated, NFC-normalised, without `.`/`..` components,
 /// empty components or a leading or trailing `/`. The empty path is the vault root.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct VaultPath(String);
 

@@ -1,0 +1,308 @@
+//! The MCP handler: one struct, its tools (in `tools.rs`), prompts, resources and completions.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::handler::server::router::{prompt::PromptRouter, tool::ToolRouter};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, prompt, prompt_handler, prompt_router, tool_handler,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::params::{SummarizePrompt, SynthesizePrompt};
+use crate::annotations::ParseOptions;
+use crate::library;
+use crate::vault::config::Config;
+use crate::vault::{FsVault, Vault, VaultError, VaultPath};
+
+/// Which calls need the user's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ConfirmPolicy {
+    /// Overwrites and deletes (the default).
+    #[default]
+    Destructive,
+    /// Every call that writes.
+    Writes,
+    /// Nothing (the user trusts the agent).
+    None,
+}
+
+/// The tools that write; `--read-only` removes them.
+pub const WRITE_TOOLS: [&str; 7] = [
+    "obsidian_write_note",
+    "create_note",
+    "append_to_note",
+    "patch_note",
+    "daily_note_append",
+    "obsidian_summarize",
+    "obsidian_synthesize",
+];
+
+/// What the server was started with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Vault and folders.
+    pub config: Config,
+    /// Refuse and hide the writing tools.
+    pub read_only: bool,
+    /// Which calls need approval.
+    pub confirm: ConfirmPolicy,
+}
+
+/// The server: the vault and the tools over it.
+#[derive(Clone)]
+pub struct Scholia {
+    pub(super) vault: Arc<FsVault>,
+    pub(super) settings: Arc<Settings>,
+    pub(super) options: Arc<ParseOptions>,
+    /// The user chose "allow for this session" in a confirmation.
+    pub(super) approved: Arc<AtomicBool>,
+    tool_router: ToolRouter<Self>,
+    prompt_router: PromptRouter<Self>,
+}
+
+/// The user's answer to a confirmation.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Approval {
+    /// Approve this change.
+    pub approve: bool,
+    /// Approve changes like this for the rest of the session.
+    #[serde(default)]
+    pub allow_for_session: bool,
+}
+rmcp::elicit_safe!(Approval);
+
+impl Scholia {
+    /// A server over the vault in `settings` (which must be a folder).
+    pub fn new(settings: Settings) -> Result<Self, VaultError> {
+        let vault = FsVault::open(&settings.config.vault)?;
+        let mut tool_router = Self::annotation_tools() + Self::note_tools();
+        if settings.read_only {
+            for name in WRITE_TOOLS {
+                tool_router.remove_route(name);
+            }
+        }
+        Ok(Self {
+            vault: Arc::new(vault),
+            settings: Arc::new(settings),
+            options: Arc::new(ParseOptions::default()),
+            approved: Arc::new(AtomicBool::new(false)),
+            tool_router,
+            prompt_router: Self::prompt_router(),
+        })
+    }
+
+    /// A vault path for a note: validated, `.md` added when the name has no extension.
+    pub(super) fn note_path(&self, raw: &str) -> Result<VaultPath, String> {
+        let path = VaultPath::new(raw.trim()).map_err(|e| e.to_string())?;
+        if path.is_root() {
+            return Err("the path is empty; give the note's path relative to the vault root".into());
+        }
+        if path.extension().is_empty() {
+            path.parent()
+                .unwrap_or_default()
+                .join(&format!("{}.md", path.file_name()))
+                .map_err(|e| e.to_string())
+        } else {
+            Ok(path)
+        }
+    }
+
+    /// A folder: the given one, else the annotations folder (when `annotations`), else the root.
+    pub(super) fn folder(&self, raw: Option<&str>, annotations: bool) -> Result<VaultPath, String> {
+        let fallback = if annotations { self.settings.config.annotations_folder.as_deref() } else { None };
+        let folder = VaultPath::new(raw.or(fallback).unwrap_or("")).map_err(|e| e.to_string())?;
+        if !folder.is_root() && !self.vault.exists(&folder) {
+            return Err(format!(
+                "folder {folder} does not exist in the vault; list the vault root with a listing tool to see its folders"
+            ));
+        }
+        Ok(folder)
+    }
+
+    /// Asks for approval when the policy wants it: through elicitation when the client supports
+    /// it, else by requiring `confirm: true` in the call.
+    pub(super) async fn approve(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        destructive: bool,
+        confirmed: bool,
+        what: &str,
+    ) -> Result<(), String> {
+        let needed = match self.settings.confirm {
+            ConfirmPolicy::None => false,
+            ConfirmPolicy::Destructive => destructive,
+            ConfirmPolicy::Writes => true,
+        };
+        if !needed || confirmed || self.approved.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        match ctx.peer.elicit::<Approval>(format!("Scholia wants to {what}. Approve?")).await {
+            Ok(Some(answer)) if answer.approve => {
+                if answer.allow_for_session {
+                    self.approved.store(true, Ordering::Relaxed);
+                }
+                Ok(())
+            }
+            Ok(_) => Err(format!("the user did not approve: {what}; nothing was changed")),
+            Err(
+                rmcp::service::ElicitationError::UserDeclined
+                | rmcp::service::ElicitationError::UserCancelled,
+            ) => Err(format!("the user declined: {what}; nothing was changed")),
+            Err(_) => Err(format!(
+                "this call would {what}, which needs the user's approval; ask the user, then call again with confirm: true"
+            )),
+        }
+    }
+
+    fn uri(path: &VaultPath) -> String {
+        format!("scholia://note/{}", path.as_str())
+    }
+}
+
+/// One page of resources.
+const RESOURCE_PAGE: usize = 200;
+
+#[prompt_router]
+impl Scholia {
+    /// Summarize one paper from its Zotero annotations (seed 001's /summarize).
+    #[prompt(name = "summarize")]
+    async fn summarize_prompt(&self, Parameters(args): Parameters<SummarizePrompt>) -> Vec<PromptMessage> {
+        let key = args.citekey.trim();
+        vec![PromptMessage::new_text(
+            Role::User,
+            format!(
+                "Summarize the paper {key} from my Zotero annotations in Obsidian.\n\
+                 1. Call obsidian_read_annotations with citekey \"{key}\" to see every annotation (colour = meaning: \
+                 section1-3 are headings; positive = findings, negative = criticisms, question = open questions, \
+                 detail = methods and context, code = data).\n\
+                 2. Call obsidian_summarize with citekey \"{key}\": it writes the structured summary note and returns its path.\n\
+                 3. Read the note back with get_note_content, then use patch_note (operation append, targetType heading) \
+                 to add a short 'Takeaways' section in your own words, grounded only in the annotations. \
+                 Do not modify the annotation note itself."
+            ),
+        )]
+    }
+
+    /// Synthesize several papers around shared themes (seed 001's /synthesize).
+    #[prompt(name = "synthesize")]
+    async fn synthesize_prompt(&self, Parameters(args): Parameters<SynthesizePrompt>) -> Vec<PromptMessage> {
+        let keys: Vec<&str> =
+            args.citekeys.split([',', ' ']).map(str::trim).filter(|k| !k.is_empty()).collect();
+        let theme = args.theme.as_deref().map(|t| format!(" around the theme \"{t}\"")).unwrap_or_default();
+        vec![PromptMessage::new_text(
+            Role::User,
+            format!(
+                "Synthesize the papers {}{theme} from my Zotero annotations in Obsidian.\n\
+                 1. Call obsidian_read_annotations for each citekey.\n\
+                 2. Call obsidian_synthesize with citekeys {:?}{}: it writes the synthesis note (common themes, key \
+                 findings, critical points, open questions, candidate contradictions) and returns its path.\n\
+                 3. Write the Overview yourself: patch_note, operation replace, targetType heading, target \"Overview\", \
+                 a paragraph grounded only in the annotations, citing papers as [[links]].\n\
+                 4. Check each candidate under 'Contradictions & Gaps': keep real tensions, explain them in one line \
+                 each, and remove false alarms. Never invent findings.",
+                keys.join(", "),
+                keys,
+                args.theme.as_deref().map(|t| format!(" and theme \"{t}\"")).unwrap_or_default(),
+            ),
+        )]
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+#[prompt_handler(router = self.prompt_router)]
+impl ServerHandler for Scholia {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_completions().enable_prompts().enable_resources().enable_tools().build(),
+        )
+        .with_server_info(Implementation::new("scholia", env!("CARGO_PKG_VERSION")))
+        .with_instructions(format!(
+            "Scholia gives access to the Obsidian vault at {}: Zotero annotation notes (obsidian_read_annotations, \
+             obsidian_list_annotation_files, obsidian_summarize, obsidian_synthesize), search (search_vault ranked, \
+             obsidian_search literal), and note tools. Paths are vault-relative.{}",
+            self.settings.config.vault.display(),
+            if self.settings.read_only { " The server is read-only." } else { "" }
+        ))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let start: usize = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(c) => c
+                .parse()
+                .map_err(|_| McpError::invalid_params("the cursor is not one this server gave", None))?,
+        };
+        let notes = library::notes(self.vault.as_ref(), &VaultPath::root())
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let page: Vec<Resource> = notes
+            .iter()
+            .skip(start)
+            .take(RESOURCE_PAGE)
+            .map(|f| Resource::new(Self::uri(&f.path), f.path.stem()).with_mime_type("text/markdown"))
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(page);
+        if start + RESOURCE_PAGE < notes.len() {
+            result.next_cursor = Some((start + RESOURCE_PAGE).to_string());
+        }
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("scholia://note/{path}", "note").with_mime_type("text/markdown"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let missing =
+            || McpError::invalid_params("Resource not found", Some(serde_json::json!({"uri": request.uri})));
+        let raw = request.uri.strip_prefix("scholia://note/").ok_or_else(missing)?;
+        let path = self.note_path(raw).map_err(|_| missing())?;
+        let text = self.vault.read(&path).map_err(|_| missing())?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, request.uri.clone()).with_mime_type("text/markdown"),
+        ])
+        .into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let values = match &request.r#ref {
+            Reference::Prompt(p) if matches!(p.name.as_str(), "summarize" | "synthesize") => {
+                let typed = request.argument.value.rsplit(',').next().unwrap_or("").trim().to_lowercase();
+                let folder = self.folder(None, true).unwrap_or_default();
+                library::list_annotation_files(self.vault.as_ref(), &folder, &[], &self.options)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|f| f.citekey)
+                    .filter(|k| k.to_lowercase().starts_with(&typed))
+                    .take(CompletionInfo::MAX_VALUES)
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        Ok(CompleteResult::new(
+            CompletionInfo::with_all_values(values).map_err(|e| McpError::internal_error(e, None))?,
+        ))
+    }
+}

@@ -1,0 +1,551 @@
+//! The tools. Each validates its arguments, calls the core, and answers through `reply`.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+use serde_json::{Value, json};
+
+use super::params::*;
+use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
+use super::search;
+use super::server::Scholia;
+use crate::library;
+use crate::note::{Frontmatter, Note, PatchOptions, Target, fm_edit};
+use crate::periodic::{self, Period, PeriodicSettings};
+use crate::synthesis::{self, RenderOptions};
+use crate::vault::{Vault, VaultError, VaultPath, naming};
+
+type Answer = Result<CallToolResult, rmcp::ErrorData>;
+
+/// Turns a core error into the failed answer; `Ok` passes through.
+macro_rules! attempt {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Ok(fail(e.to_string())),
+        }
+    };
+}
+
+fn with_frontmatter(
+    content: &str,
+    frontmatter: Option<&serde_json::Map<String, Value>>,
+) -> Result<String, String> {
+    let mut text = content.to_string();
+    for (key, value) in frontmatter.into_iter().flatten() {
+        text = fm_edit::set(&text, key, value).map_err(|e| e.to_string())?;
+    }
+    Ok(text)
+}
+
+fn wikilink(path: &VaultPath) -> String {
+    format!("[[{}]]", path.stem())
+}
+
+fn date_or_today(date: Option<&str>) -> Result<String, String> {
+    match date {
+        Some(d) => d
+            .parse::<jiff::civil::Date>()
+            .map(|d| d.to_string())
+            .map_err(|_| format!("date {d:?} is not YYYY-MM-DD")),
+        None => Ok(jiff::Zoned::now().date().to_string()),
+    }
+}
+
+fn not_found_hint(err: VaultError) -> String {
+    match err {
+        VaultError::NotFound { path } => {
+            format!(
+                "{path} does not exist in the vault; find notes with search_vault or obsidian_list_annotation_files"
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+#[tool_router(router = annotation_tools, vis = "pub(super)")]
+impl Scholia {
+    /// Read and parse the annotations of a paper's Zotero annotation note: every highlight with its colour meaning, comment, comment prefix, page and Zotero link.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_read_annotations(&self, Parameters(args): Parameters<ReadAnnotations>) -> Answer {
+        let keep = attempt!(library::color_filter(&args.colors, &self.options));
+        let folder = attempt!(self.folder(args.folder.as_deref(), true));
+        let found = attempt!(library::find_by_citekey(self.vault.as_ref(), &folder, &args.citekey));
+        let Some(path) = found else {
+            return Ok(fail(format!(
+                "no annotation note with citekey {:?} in {folder}; list them with obsidian_list_annotation_files",
+                args.citekey
+            )));
+        };
+        let text = attempt!(self.vault.read(&path));
+        let mut doc = crate::annotations::parse(&text, &self.vault.absolute(&path), &self.options);
+        library::keep_colors(&mut doc, &keep);
+        let mut value = attempt!(serde_json::to_value(&doc));
+        value["path"] = json!(path.as_str());
+        let total = doc.annotations.len();
+        let (kept, truncated) = fit(doc.annotations, MAX_ANSWER_BYTES - 2048);
+        value["annotations"] = json!(kept);
+        if truncated {
+            value["truncated"] = json!(true);
+            value["hint"] = json!(format!(
+                "{} of {total} annotations shown; narrow with colors, e.g. {{\"citekey\": {:?}, \"colors\": [\"positive\"]}}",
+                kept.len(),
+                args.citekey
+            ));
+        }
+        Ok(ok(&format!("{total} annotations in {path}"), value))
+    }
+
+    /// List the Zotero annotation notes of the vault (frontmatter `category: Annotations`, or recognised annotations), with citekey, title, path and tags.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_list_annotation_files(
+        &self,
+        Parameters(args): Parameters<ListAnnotationFiles>,
+    ) -> Answer {
+        let folder = attempt!(self.folder(args.folder.as_deref(), true));
+        let files =
+            attempt!(library::list_annotation_files(self.vault.as_ref(), &folder, &args.tags, &self.options));
+        let total = files.len();
+        let (files, truncated) = fit(files, MAX_ANSWER_BYTES - 1024);
+        let mut value = json!({"files": files, "count": total});
+        if truncated {
+            value["truncated"] = json!(true);
+            value["hint"] = json!("narrow the list with folder or tags");
+        }
+        Ok(ok(&format!("{total} annotation notes"), value))
+    }
+
+    /// Write a summary note of one paper's annotations into the synthesis folder (never over an existing note) and return its path and a digest.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_summarize(
+        &self,
+        Parameters(args): Parameters<Summarize>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let date = attempt!(date_or_today(args.date.as_deref()));
+        let path = attempt!(self.annotation_note(args.citekey.as_deref(), args.path.as_deref()));
+        attempt!(self.approve(&ctx, false, false, &format!("write a summary of {path}")).await);
+        let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
+        let source = attempt!(library::load_source(self.vault.as_ref(), &resolver, &path, &self.options));
+        let render = RenderOptions { date: date.clone(), ..RenderOptions::default() };
+        let text = synthesis::summarize(&source, &render);
+        let vars =
+            [("title", source.doc.title.as_str()), ("citekey", source.doc.citekey.as_str()), ("date", &date)];
+        let folder = self.settings.config.synthesis_folder.clone();
+        let written = attempt!(library::write_result(
+            self.vault.as_ref(),
+            &folder,
+            naming::SUMMARY_PATTERN,
+            &vars,
+            &text
+        ));
+        Ok(ok(
+            &format!("wrote {written}"),
+            digest(&written, self.vault.absolute(&written), &text, &source.doc.citekey),
+        ))
+    }
+
+    /// Write a synthesis note across several papers (common themes, key findings, critical points, open questions, contradictions) into the synthesis folder and return its path and a digest.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_synthesize(
+        &self,
+        Parameters(args): Parameters<Synthesize>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let date = attempt!(date_or_today(args.date.as_deref()));
+        let mut paths = Vec::new();
+        for key in &args.citekeys {
+            paths.push(attempt!(self.annotation_note(Some(key), None)));
+        }
+        for raw in &args.paths {
+            paths.push(attempt!(self.annotation_note(None, Some(raw))));
+        }
+        if paths.is_empty() {
+            return Ok(fail("give the papers to synthesize as citekeys or paths"));
+        }
+        attempt!(
+            self.approve(&ctx, false, false, &format!("write a synthesis of {} notes", paths.len())).await
+        );
+        let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
+        let mut sources = Vec::new();
+        for path in &paths {
+            sources.push(attempt!(library::load_source(self.vault.as_ref(), &resolver, path, &self.options)));
+        }
+        let render =
+            RenderOptions { date: date.clone(), theme: args.theme.clone(), ..RenderOptions::default() };
+        let text = attempt!(synthesis::synthesize(&sources, &render));
+        let theme = synthesis::synthesis_title(&sources, &render);
+        let vars = [("theme", theme.as_str()), ("date", date.as_str())];
+        let folder = self.settings.config.synthesis_folder.clone();
+        let written = attempt!(library::write_result(
+            self.vault.as_ref(),
+            &folder,
+            naming::SYNTHESIS_PATTERN,
+            &vars,
+            &text
+        ));
+        let keys: Vec<&str> = sources.iter().map(|s| s.doc.citekey.as_str()).collect();
+        Ok(ok(
+            &format!("wrote {written}"),
+            digest(&written, self.vault.absolute(&written), &text, &keys.join(", ")),
+        ))
+    }
+}
+
+/// What an agent needs to know about a written result without reading it all.
+fn digest(path: &VaultPath, file_path: String, text: &str, sources: &str) -> Value {
+    let note = Note::parse(text);
+    let sections: Vec<String> =
+        note.headings.iter().filter(|h| h.level == 2).map(|h| h.text.clone()).collect();
+    let items = text.lines().filter(|l| l.trim_start().starts_with("- ")).count();
+    json!({
+        "path": path.as_str(),
+        "file_path": file_path,
+        "wikilink": wikilink(path),
+        "sources": sources,
+        "sections": sections,
+        "items": items,
+        "bytes": text.len(),
+    })
+}
+
+impl Scholia {
+    /// The annotation note named by a citekey or a path.
+    fn annotation_note(&self, citekey: Option<&str>, path: Option<&str>) -> Result<VaultPath, String> {
+        match (citekey, path) {
+            (_, Some(raw)) => {
+                let path = self.note_path(raw)?;
+                if !self.vault.exists(&path) {
+                    return Err(not_found_hint(VaultError::NotFound { path: path.to_string() }));
+                }
+                Ok(path)
+            }
+            (Some(key), None) => {
+                let folder = self.folder(None, true)?;
+                library::find_by_citekey(self.vault.as_ref(), &folder, key).map_err(|e| e.to_string())?.ok_or_else(|| {
+                    format!("no annotation note with citekey {key:?}; list them with obsidian_list_annotation_files")
+                })
+            }
+            (None, None) => Err("give a citekey or a path".into()),
+        }
+    }
+}
+
+#[tool_router(router = note_tools, vis = "pub(super)")]
+impl Scholia {
+    /// Search note contents for a literal text (case-insensitive). Returns every matching file with each match's line number and line. Not ranked: use search_vault for relevance.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_search(&self, Parameters(args): Parameters<Search>) -> Answer {
+        if args.query.trim().is_empty() {
+            return Ok(fail("the query is empty; give the text to search for"));
+        }
+        let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let hits = attempt!(search::literal(self.vault.as_ref(), &folder, &args.query));
+        let total = hits.len();
+        let rest: Vec<_> = hits.into_iter().skip(args.offset).collect();
+        let (shown, truncated) = fit(rest, MAX_ANSWER_BYTES - 1024);
+        let mut value = json!({"query": args.query, "results": shown, "total_files": total});
+        if truncated {
+            value["truncated"] = json!(true);
+            value["next"] =
+                json!({"query": args.query, "folder": args.folder, "offset": args.offset + shown.len()});
+        }
+        Ok(ok(&format!("{total} files match {:?}", args.query), value))
+    }
+
+    /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient).
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn search_vault(&self, Parameters(args): Parameters<SearchVault>) -> Answer {
+        let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let limit = args.limit.unwrap_or(10).clamp(1, 50);
+        let context = args.context_length.unwrap_or(100).clamp(10, 1000);
+        let results = attempt!(search::ranked(self.vault.as_ref(), &folder, &args.query, limit, context));
+        let message = if results.is_empty() {
+            format!("no note matches {:?}; try fewer or different words", args.query)
+        } else {
+            format!("{} notes match {:?}", results.len(), args.query)
+        };
+        Ok(ok(&message, json!({"query": args.query, "results": results, "message": message})))
+    }
+
+    /// A note's metadata without its content: frontmatter, tags, headings, outgoing links, and file stats (mtime, ctime, size).
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_note_metadata(&self, Parameters(args): Parameters<NotePath>) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let stat = attempt!(self.vault.stat(&path));
+        let note = Note::parse(&text);
+        let links: Vec<&str> = note
+            .links
+            .iter()
+            .filter(|l| !l.external && !l.target.is_empty())
+            .map(|l| l.target.as_str())
+            .collect();
+        Ok(ok(
+            &format!("metadata of {path}"),
+            json!({
+                "path": path.as_str(),
+                "frontmatter": note.frontmatter.data,
+                "tags": note.tag_names(),
+                "headings": note.headings.iter().map(|h| json!({"level": h.level, "text": h.text})).collect::<Vec<_>>(),
+                "links": links,
+                "mtime": stat.mtime_ms,
+                "ctime": stat.ctime_ms,
+                "size": stat.size,
+            }),
+        ))
+    }
+
+    /// A note's full Markdown content, with its frontmatter and tags. Long notes come in parts: pass the returned next offset.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_note_content(&self, Parameters(args): Parameters<NoteContent>) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let fm = Frontmatter::parse(&text);
+        let mut start = args.offset.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let budget = args.length.unwrap_or(MAX_ANSWER_BYTES - 2048).min(MAX_ANSWER_BYTES - 2048);
+        let (part, truncated) = cut_text(&text[start..], budget);
+        let mut value = json!({
+            "path": path.as_str(),
+            "content": part,
+            "frontmatter": fm.data,
+            "tags": Note::parse(&text).tag_names(),
+            "size": text.len(),
+        });
+        if truncated {
+            value["truncated"] = json!(true);
+            value["next"] = json!({"path": path.as_str(), "offset": start + part.len()});
+        }
+        Ok(ok(&format!("{path} ({} bytes)", text.len()), value))
+    }
+
+    /// Create or replace a Markdown note (seed 001). An existing note is replaced only with overwrite: true; its previous version goes to the vault's .trash/ and the answer names it.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_write_note(
+        &self,
+        Parameters(args): Parameters<WriteNote>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        attempt!(path.ensure_writable());
+        let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
+        let exists = self.vault.exists(&path);
+        if exists && !args.overwrite {
+            return Ok(fail(format!(
+                "{path} already exists; pass overwrite: true to replace it (the old version goes to .trash/), or use append_to_note / patch_note"
+            )));
+        }
+        attempt!(self.approve(&ctx, exists, args.confirm, &format!("replace {path}")).await);
+        let previous = if exists { Some(attempt!(self.vault.trash(&path))) } else { None };
+        if let Err(err) = self.vault.create_new(&path, &text) {
+            if let Some(trashed) = &previous {
+                let _ = self.vault.rename(trashed, &path);
+            }
+            return Ok(fail(err.to_string()));
+        }
+        Ok(ok(
+            &format!("wrote {path}"),
+            json!({
+                "path": path.as_str(),
+                "file_path": self.vault.absolute(&path),
+                "wikilink": wikilink(&path),
+                "previous_version": previous.as_ref().map(VaultPath::as_str),
+            }),
+        ))
+    }
+
+    /// Create a new note (parent folders too) with optional frontmatter. An existing note is an error: use append_to_note or patch_note to change it.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn create_note(
+        &self,
+        Parameters(args): Parameters<CreateNote>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        attempt!(path.ensure_writable());
+        if self.vault.exists(&path) {
+            return Ok(fail(format!("{path} already exists; use append_to_note or patch_note to change it")));
+        }
+        let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
+        attempt!(self.approve(&ctx, false, false, &format!("create {path}")).await);
+        attempt!(self.vault.create_new(&path, &text));
+        Ok(ok(
+            &format!("created {path}"),
+            json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)}),
+        ))
+    }
+
+    /// Append Markdown to the end of a note, creating the note when it does not exist.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn append_to_note(
+        &self,
+        Parameters(args): Parameters<AppendToNote>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        attempt!(path.ensure_writable());
+        attempt!(self.approve(&ctx, false, false, &format!("append to {path}")).await);
+        let created = !self.vault.exists(&path);
+        let existing = if created { String::new() } else { attempt!(self.vault.read(&path)) };
+        let sep = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
+        let end = if args.content.ends_with('\n') { "" } else { "\n" };
+        attempt!(self.vault.append(&path, &format!("{sep}{}{end}", args.content)));
+        Ok(ok(&format!("appended to {path}"), json!({"path": path.as_str(), "created": created})))
+    }
+
+    /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn patch_note(
+        &self,
+        Parameters(args): Parameters<PatchNote>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        attempt!(path.ensure_writable());
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let target = match args.target_type {
+            TargetType::Heading => Target::Heading(args.target.clone()),
+            TargetType::Block => Target::Block(args.target.clone()),
+            TargetType::Frontmatter => Target::Frontmatter(args.target.clone()),
+        };
+        let options = PatchOptions {
+            delimiter: args.delimiter.clone().unwrap_or_else(|| "::".into()),
+            trim_target: true,
+            create_if_missing: args.create_if_missing,
+        };
+        let patched =
+            attempt!(crate::note::patch(&text, &target, args.operation.into(), &args.content, &options));
+        attempt!(self.approve(&ctx, false, false, &format!("edit {path}")).await);
+        attempt!(self.vault.write(&path, &patched.text));
+        Ok(ok(
+            &format!("patched {path}"),
+            json!({"path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced}),
+        ))
+    }
+
+    /// Append Markdown to the daily note of today (or of year/month/day), creating it (from the daily-note template) when missing. Follows the Periodic Notes plugin's settings, else the core Daily notes settings.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn daily_note_append(
+        &self,
+        Parameters(args): Parameters<DailyNoteAppend>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let today = jiff::Zoned::now().date();
+        let date = attempt!(
+            jiff::civil::Date::new(
+                args.year.unwrap_or(today.year()),
+                args.month.unwrap_or(today.month()),
+                args.day.unwrap_or(today.day()),
+            )
+            .map_err(|_| "year, month and day do not make a date".to_string())
+        );
+        let settings = self.periodic_settings();
+        let period = settings.get(Period::Daily);
+        let path = attempt!(periodic::note_path(&period, Period::Daily, date));
+        attempt!(self.approve(&ctx, false, false, &format!("append to the daily note {path}")).await);
+        let created = !self.vault.exists(&path);
+        if created {
+            let template = periodic::template_path(&period)
+                .and_then(Result::ok)
+                .and_then(|t| self.vault.read(&t).ok())
+                .map(|t| {
+                    periodic::apply_template(
+                        &t,
+                        path.stem(),
+                        date,
+                        &jiff::Zoned::now().strftime("%H:%M").to_string(),
+                    )
+                })
+                .unwrap_or_default();
+            attempt!(self.vault.create_new(&path, &template));
+        }
+        let existing = attempt!(self.vault.read(&path));
+        let sep = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
+        let end = if args.content.ends_with('\n') { "" } else { "\n" };
+        attempt!(self.vault.append(&path, &format!("{sep}{}{end}", args.content)));
+        Ok(ok(
+            &format!("appended to {path}"),
+            json!({"path": path.as_str(), "created": created, "date": date.to_string()}),
+        ))
+    }
+}
+
+impl Scholia {
+    /// The vault's periodic-note settings (Periodic Notes plugin, else core Daily notes).
+    pub(super) fn periodic_settings(&self) -> PeriodicSettings {
+        let read =
+            |p: &str| VaultPath::new(&format!(".obsidian/{p}")).ok().and_then(|p| self.vault.read(&p).ok());
+        let periodic = read(periodic::PERIODIC_NOTES_DATA);
+        let daily = read(periodic::DAILY_NOTES_DATA);
+        PeriodicSettings::from_json(periodic.as_deref(), daily.as_deref()).0
+    }
+}
