@@ -4,6 +4,8 @@ mod annotations;
 mod check;
 mod cli;
 mod example_vault;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod note;
 mod synthesis;
 mod vault;

@@ -1,0 +1,368 @@
+//! The MCP server in process: an rmcp client talks to `Scholia` over `tokio::io::duplex`, against a
+//! copy of the example vault. Every tool, and the error paths an agent will hit.
+
+use std::path::Path;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use scholia::mcp::{ConfirmPolicy, Scholia, Settings};
+use scholia::vault::config::Config;
+use serde_json::{Value, json};
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+struct Session {
+    client: RunningService<RoleClient, ()>,
+    vault: tempfile::TempDir,
+}
+
+async fn start(read_only: bool) -> Session {
+    let vault = tempfile::tempdir().unwrap();
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault"), vault.path());
+    let config = Config {
+        vault: vault.path().canonicalize().unwrap(),
+        vault_source: "test".into(),
+        annotations_folder: Some("References".into()),
+        synthesis_folder: "Synthesis".into(),
+    };
+    let server = Scholia::new(Settings { config, read_only, confirm: ConfirmPolicy::Destructive }).unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    Session { client: ().serve(client_io).await.unwrap(), vault }
+}
+
+impl Session {
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let args = args.as_object().cloned().unwrap_or_default();
+        self.client
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+            .await
+            .unwrap()
+    }
+
+    /// The structured answer of a call that must succeed.
+    async fn ok(&self, tool: &str, args: Value) -> Value {
+        let result = self.call(tool, args).await;
+        let value = result.structured_content.clone().unwrap_or_default();
+        assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
+        assert_eq!(value["status"], "ok");
+        assert_eq!(value["success"], true);
+        value
+    }
+
+    /// The message of a call that must fail as a tool error.
+    async fn err(&self, tool: &str, args: Value) -> String {
+        let result = self.call(tool, args).await;
+        assert_eq!(result.is_error, Some(true), "{tool} should have failed");
+        let value = result.structured_content.unwrap_or_default();
+        assert_eq!(value["success"], false);
+        value["error"].as_str().unwrap_or_default().to_string()
+    }
+
+    fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.vault.path().join(path)).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn lists_every_tool_with_schemas_and_annotations() {
+    let s = start(false).await;
+    let tools = s.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for expected in [
+        "obsidian_read_annotations",
+        "obsidian_write_note",
+        "obsidian_list_annotation_files",
+        "obsidian_search",
+        "search_vault",
+        "get_note_metadata",
+        "get_note_content",
+        "create_note",
+        "append_to_note",
+        "patch_note",
+        "daily_note_append",
+        "obsidian_summarize",
+        "obsidian_synthesize",
+    ] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+    for tool in &tools {
+        assert!(tool.description.as_ref().is_some_and(|d| d.len() > 40), "{} lacks a description", tool.name);
+        let annotations = tool.annotations.as_ref().unwrap();
+        assert_eq!(annotations.open_world_hint, Some(false));
+        assert!(annotations.read_only_hint.is_some() && annotations.destructive_hint.is_some());
+    }
+}
+
+#[tokio::test]
+async fn reads_annotations_by_citekey_and_colour() {
+    let s = start(false).await;
+    let doc = s.ok("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey"})).await;
+    assert_eq!(doc["path"], "References/@moreau2024ragsurvey.md");
+    assert!(doc["file_path"].as_str().unwrap().ends_with("References/@moreau2024ragsurvey.md"));
+    assert_eq!(doc["annotations"].as_array().unwrap().len(), 11);
+    let positive = s
+        .ok("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "colors": ["positive"]}))
+        .await;
+    let colors: Vec<&str> =
+        positive["annotations"].as_array().unwrap().iter().map(|a| a["color"].as_str().unwrap()).collect();
+    assert_eq!(colors, ["positive", "positive"]);
+    let by_hex = s
+        .ok("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "colors": ["#FFD400"]}))
+        .await;
+    assert_eq!(by_hex["annotations"].as_array().unwrap().len(), 2);
+    let err = s
+        .err("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "colors": ["mauve"]}))
+        .await;
+    assert!(err.contains("unknown colour \"mauve\""), "{err}");
+    let err = s.err("obsidian_read_annotations", json!({"citekey": "nobody1999"})).await;
+    assert!(err.contains("obsidian_list_annotation_files"), "{err}");
+}
+
+#[tokio::test]
+async fn lists_annotation_files_by_tag() {
+    let s = start(false).await;
+    let all = s.ok("obsidian_list_annotation_files", json!({})).await;
+    assert_eq!(all["count"], 12);
+    let tagged = s.ok("obsidian_list_annotation_files", json!({"tags": ["spaced-repetition"]})).await;
+    let keys: Vec<&str> =
+        tagged["files"].as_array().unwrap().iter().map(|f| f["citekey"].as_str().unwrap()).collect();
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    assert!(tagged["files"][0]["title"].is_string() && tagged["files"][0]["tags"].is_array());
+    let err = s.err("obsidian_list_annotation_files", json!({"folder": "Nowhere"})).await;
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[tokio::test]
+async fn literal_search_returns_every_match_with_lines() {
+    let s = start(false).await;
+    let found = s.ok("obsidian_search", json!({"query": "exact match", "folder": "References"})).await;
+    let results = found["results"].as_array().unwrap();
+    assert!(results.len() >= 2);
+    for file in results {
+        for m in file["matches"].as_array().unwrap() {
+            assert!(m["line"].as_u64().unwrap() > 0);
+            assert!(m["context"].as_str().unwrap().to_lowercase().contains("exact match"));
+        }
+    }
+    assert!(s.err("obsidian_search", json!({"query": "  "})).await.contains("empty"));
+}
+
+#[tokio::test]
+async fn huge_answers_are_cut_with_the_next_call() {
+    let s = start(false).await;
+    let line = "needle in a haystack of words ".repeat(8);
+    for i in 0..60 {
+        std::fs::write(s.vault.path().join(format!("Projects/big{i}.md")), format!("{line}\n").repeat(40))
+            .unwrap();
+    }
+    let first = s.ok("obsidian_search", json!({"query": "needle"})).await;
+    assert_eq!(first["truncated"], true);
+    let next = first["next"].clone();
+    assert!(serde_json::to_string(&first).unwrap().len() <= 21 * 1024);
+    let second = s.ok("obsidian_search", next).await;
+    assert_ne!(first["results"][0]["path"], second["results"][0]["path"]);
+}
+
+#[tokio::test]
+async fn ranked_search_puts_the_right_note_first() {
+    let s = start(false).await;
+    let found =
+        s.ok("search_vault", json!({"query": "seed variance leaderboards", "contextLength": 60})).await;
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results[0]["path"], "References/@weber2022seeds.md");
+    assert!(results.len() <= 10);
+    assert!(results[0]["snippet"].as_str().unwrap().chars().count() <= 62);
+    let none = s.ok("search_vault", json!({"query": "zyxwvut"})).await;
+    assert_eq!(none["results"].as_array().unwrap().len(), 0);
+    assert!(none["message"].as_str().unwrap().contains("no note matches"));
+}
+
+#[tokio::test]
+async fn note_metadata_and_content() {
+    let s = start(false).await;
+    let meta = s.ok("get_note_metadata", json!({"path": "Projects/Literature review"})).await;
+    assert!(meta.get("content").is_none());
+    assert_eq!(meta["tags"], json!(["project", "todo"]));
+    assert!(meta["size"].as_u64().unwrap() > 100 && meta["mtime"].as_i64().unwrap() > 0);
+    assert!(meta["links"].as_array().unwrap().iter().any(|l| l == "@kim2020spacing"));
+    let content = s.ok("get_note_content", json!({"path": "Projects/Literature review.md"})).await;
+    assert!(content["content"].as_str().unwrap().starts_with("---\ntags: project"));
+    assert_eq!(content["frontmatter"]["tags"], "project");
+    let part = s
+        .ok("get_note_content", json!({"path": "Projects/Literature review.md", "offset": 10, "length": 20}))
+        .await;
+    assert_eq!(part["truncated"], true);
+    assert_eq!(part["next"]["offset"], 30);
+    let err = s.err("get_note_content", json!({"path": "Nope.md"})).await;
+    assert!(err.contains("search_vault"), "{err}");
+}
+
+#[tokio::test]
+async fn writes_stay_inside_the_vault() {
+    let s = start(false).await;
+    for bad in ["../outside.md", "/etc/passwd", "C:\\x.md", "a/../../b.md", "x\0y.md"] {
+        let err = s.err("create_note", json!({"path": bad, "content": "x"})).await;
+        assert!(err.contains("invalid path"), "{bad}: {err}");
+    }
+    let err = s.err("create_note", json!({"path": ".obsidian/evil.md", "content": "x"})).await;
+    assert!(err.contains("protected"), "{err}");
+    assert!(!s.vault.path().parent().unwrap().join("outside.md").exists());
+}
+
+#[tokio::test]
+async fn creates_appends_and_patches_notes() {
+    let s = start(false).await;
+    let created = s
+        .ok("create_note", json!({"path": "Inbox/Deep/Idea", "content": "# Idea\n\n## Notes\n", "frontmatter": {"status": "new", "tags": ["idea"]}}))
+        .await;
+    assert_eq!(created["path"], "Inbox/Deep/Idea.md");
+    assert_eq!(created["wikilink"], "[[Idea]]");
+    assert_eq!(s.read("Inbox/Deep/Idea.md"), "---\nstatus: new\ntags:\n  - idea\n---\n# Idea\n\n## Notes\n");
+    let err = s.err("create_note", json!({"path": "Inbox/Deep/Idea.md", "content": "again"})).await;
+    assert!(err.contains("append_to_note") && err.contains("patch_note"), "{err}");
+
+    s.ok("append_to_note", json!({"path": "Inbox/Deep/Idea.md", "content": "Closing line."})).await;
+    assert!(s.read("Inbox/Deep/Idea.md").ends_with("## Notes\nClosing line.\n"));
+    let fresh = s.ok("append_to_note", json!({"path": "Inbox/New.md", "content": "first"})).await;
+    assert_eq!(fresh["created"], true);
+
+    s.ok("patch_note", json!({"path": "Inbox/Deep/Idea.md", "operation": "append", "targetType": "heading", "target": "Idea::Notes", "content": "- under notes"})).await;
+    s.ok("patch_note", json!({"path": "Inbox/Deep/Idea.md", "operation": "replace", "targetType": "frontmatter", "target": "status", "content": "done"})).await;
+    let text = s.read("Inbox/Deep/Idea.md");
+    assert!(text.contains("status: done\n") && text.contains("## Notes\nClosing line.\n- under notes\n"), "{text}");
+    let err = s.err("patch_note", json!({"path": "Inbox/Deep/Idea.md", "operation": "append", "targetType": "heading", "target": "Missing", "content": "x"})).await;
+    assert!(err.contains("Idea::Notes"), "{err}");
+}
+
+#[tokio::test]
+async fn overwriting_needs_overwrite_and_confirmation_and_keeps_the_old_version() {
+    let s = start(false).await;
+    let first = s
+        .ok(
+            "obsidian_write_note",
+            json!({"path": "Synthesis/review.md", "content": "v1", "frontmatter": {"type": "synthesis"}}),
+        )
+        .await;
+    assert!(first["file_path"].as_str().unwrap().ends_with("Synthesis/review.md"));
+    assert_eq!(s.read("Synthesis/review.md"), "---\ntype: synthesis\n---\nv1");
+    let err = s.err("obsidian_write_note", json!({"path": "Synthesis/review.md", "content": "v2"})).await;
+    assert!(err.contains("overwrite: true"), "{err}");
+    let err = s
+        .err(
+            "obsidian_write_note",
+            json!({"path": "Synthesis/review.md", "content": "v2", "overwrite": true}),
+        )
+        .await;
+    assert!(err.contains("confirm: true"), "{err}");
+    let done = s
+        .ok(
+            "obsidian_write_note",
+            json!({"path": "Synthesis/review.md", "content": "v2", "overwrite": true, "confirm": true}),
+        )
+        .await;
+    assert_eq!(s.read("Synthesis/review.md"), "v2");
+    let previous = done["previous_version"].as_str().unwrap();
+    assert!(previous.starts_with(".trash/review "), "{previous}");
+    assert_eq!(s.read(previous), "---\ntype: synthesis\n---\nv1");
+}
+
+#[tokio::test]
+async fn daily_notes_follow_the_vault_settings() {
+    let s = start(false).await;
+    let done =
+        s.ok("daily_note_append", json!({"content": "- met Ana", "year": 2024, "month": 6, "day": 12})).await;
+    assert_eq!(done["path"], "Daily/2024-06-12.md");
+    assert_eq!(done["created"], false);
+    assert!(s.read("Daily/2024-06-12.md").ends_with("#idea\n- met Ana\n"));
+    let fresh = s.ok("daily_note_append", json!({"content": "x", "year": 2025, "month": 1, "day": 2})).await;
+    assert_eq!(
+        (fresh["path"].as_str(), fresh["created"].as_bool()),
+        (Some("Daily/2025-01-02.md"), Some(true))
+    );
+    assert!(
+        s.err("daily_note_append", json!({"content": "x", "year": 2025, "month": 2, "day": 30}))
+            .await
+            .contains("date")
+    );
+}
+
+#[tokio::test]
+async fn summarize_and_synthesize_write_notes() {
+    let s = start(false).await;
+    let summary =
+        s.ok("obsidian_summarize", json!({"citekey": "weber2022seeds", "date": "2024-06-01"})).await;
+    assert_eq!(summary["path"], "Synthesis/Summary - Random Seeds Decide Leaderboards.md");
+    assert!(summary["sections"].as_array().unwrap().iter().any(|s| s == "Evaluation"));
+    assert!(s.read("Synthesis/Summary - Random Seeds Decide Leaderboards.md").contains("type: summary"));
+    let synthesis = s
+        .ok("obsidian_synthesize", json!({"citekeys": ["weber2022seeds", "pineda2021checklist"], "paths": ["References/@adeyemi2023artifacts.md"], "date": "2024-06-01"}))
+        .await;
+    let path = synthesis["path"].as_str().unwrap();
+    assert!(path.starts_with("Synthesis/Synthesis - ") && path.ends_with(" - 2024-06-01.md"), "{path}");
+    assert!(s.read(path).contains("## Contradictions & Gaps"));
+    assert!(s.err("obsidian_synthesize", json!({})).await.contains("citekeys or paths"));
+}
+
+#[tokio::test]
+async fn read_only_mode_hides_and_refuses_writes() {
+    let s = start(true).await;
+    let tools = s.client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| !scholia::mcp::WRITE_TOOLS.contains(&t.name.as_ref())));
+    assert!(tools.iter().any(|t| t.name == "search_vault"));
+    let refused = s
+        .client
+        .call_tool(
+            CallToolRequestParams::new("create_note")
+                .with_arguments(json!({"path": "x.md"}).as_object().unwrap().clone()),
+        )
+        .await;
+    assert!(refused.is_err() || refused.unwrap().is_error == Some(true));
+    assert!(!s.vault.path().join("x.md").exists());
+}
+
+#[tokio::test]
+async fn prompts_resources_and_completions() {
+    let s = start(false).await;
+    let prompts = s.client.list_prompts(None).await.unwrap();
+    let names: Vec<&str> = prompts.prompts.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"summarize") && names.contains(&"synthesize"));
+    let prompt = s
+        .client
+        .get_prompt(
+            GetPromptRequestParams::new("summarize")
+                .with_arguments(json!({"citekey": "kim2020spacing"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(text.contains("obsidian_read_annotations") && text.contains("kim2020spacing"));
+    let completion = s.client.complete_prompt_simple("summarize", "citekey", "ha").await.unwrap();
+    assert_eq!(completion, ["haddad2022adaptive"]);
+    let resources = s.client.list_all_resources().await.unwrap();
+    assert!(resources.len() >= 14);
+    let uri = resources.iter().find(|r| r.uri.contains("kim2020spacing")).unwrap().uri.clone();
+    let read = s.client.read_resource(ReadResourceRequestParams::new(uri)).await.unwrap();
+    assert!(serde_json::to_string(&read).unwrap().contains("Spacing Effects"));
+    assert!(
+        s.client
+            .read_resource(ReadResourceRequestParams::new("scholia://note/../../etc/passwd"))
+            .await
+            .is_err()
+    );
+}
