@@ -172,3 +172,90 @@ fn summarize_and_synthesize_write_numbered_notes_inside_the_vault() {
     .unwrap();
     assert_eq!(std::fs::read(vault.path().join("References/@smith2023.md")).unwrap(), original);
 }
+
+mod mcp_http {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::process::{Child, Command, Stdio};
+
+    struct Server(Child);
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// Starts `scholia mcp --http 127.0.0.1:0` and returns it with the address it printed.
+    fn start(extra: &[&str]) -> (Server, String) {
+        let vault = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_scholia"))
+            .args(["mcp", "--vault", vault.to_str().unwrap(), "--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("SCHOLIA_TOKEN", "test-token")
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let addr = loop {
+            let line = lines.next().expect("the server said where it listens").unwrap();
+            if let Some(rest) = line.split("http://").nth(1) {
+                break rest.split("/mcp").next().unwrap().to_string();
+            }
+        };
+        (Server(child), addr)
+    }
+
+    fn post(addr: &str, auth: Option<&str>, host: &str) -> String {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let auth = auth.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        let _ = stream.read_to_string(&mut response);
+        response
+    }
+
+    #[test]
+    fn http_needs_the_bearer_token_and_a_local_host() {
+        let (_server, addr) = start(&[]);
+        let denied = post(&addr, None, "127.0.0.1");
+        assert!(denied.starts_with("HTTP/1.1 401"), "{denied}");
+        let wrong = post(&addr, Some("guess"), "127.0.0.1");
+        assert!(wrong.starts_with("HTTP/1.1 401"), "{wrong}");
+        let ok = post(&addr, Some("test-token"), "127.0.0.1");
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+        assert!(ok.contains("\"serverInfo\"") && ok.contains("scholia"), "{ok}");
+        let rebound = post(&addr, Some("test-token"), "evil.example.com");
+        assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    }
+
+    #[test]
+    fn non_loopback_addresses_are_refused_without_allow_remote() {
+        let vault = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault");
+        let out = Command::new(env!("CARGO_BIN_EXE_scholia"))
+            .args(["mcp", "--vault", vault.to_str().unwrap(), "--http", "0.0.0.0:0"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+    }
+
+    #[test]
+    fn a_missing_vault_stops_the_server_with_one_line() {
+        let out = Command::new(env!("CARGO_BIN_EXE_scholia"))
+            .args(["mcp", "--vault", "/no/such/vault"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("/no/such/vault") && err.trim().lines().count() == 1, "{err}");
+    }
+}

@@ -245,7 +245,10 @@ async fn creates_appends_and_patches_notes() {
     s.ok("patch_note", json!({"path": "Inbox/Deep/Idea.md", "operation": "append", "targetType": "heading", "target": "Idea::Notes", "content": "- under notes"})).await;
     s.ok("patch_note", json!({"path": "Inbox/Deep/Idea.md", "operation": "replace", "targetType": "frontmatter", "target": "status", "content": "done"})).await;
     let text = s.read("Inbox/Deep/Idea.md");
-    assert!(text.contains("status: done\n") && text.contains("## Notes\nClosing line.\n- under notes\n"), "{text}");
+    assert!(
+        text.contains("status: done\n") && text.contains("## Notes\nClosing line.\n- under notes\n"),
+        "{text}"
+    );
     let err = s.err("patch_note", json!({"path": "Inbox/Deep/Idea.md", "operation": "append", "targetType": "heading", "target": "Missing", "content": "x"})).await;
     assert!(err.contains("Idea::Notes"), "{err}");
 }
