@@ -369,3 +369,100 @@ async fn prompts_resources_and_completions() {
             .is_err()
     );
 }
+
+#[tokio::test]
+async fn the_stateless_2026_revision_works_without_initialize() {
+    use rmcp::{ClientLifecycleMode, ClientServiceExt, model::ProtocolVersion};
+    let vault = tempfile::tempdir().unwrap();
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault"), vault.path());
+    let config = Config {
+        vault: vault.path().canonicalize().unwrap(),
+        vault_source: "test".into(),
+        annotations_folder: None,
+        synthesis_folder: "Synthesis".into(),
+    };
+    let server =
+        Scholia::new(Settings { config, read_only: false, confirm: ConfirmPolicy::Destructive }).unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ()
+        .serve_with_lifecycle(
+            client_io,
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        )
+        .await
+        .unwrap();
+    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    let args = json!({"citekey": "kim2020spacing"}).as_object().unwrap().clone();
+    let result = client
+        .call_tool(CallToolRequestParams::new("obsidian_read_annotations").with_arguments(args))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content.unwrap()["annotations"].as_array().unwrap().len(), 7);
+    // Without a client that can be asked, an overwrite still needs `confirm: true`.
+    std::fs::write(vault.path().join("x.md"), "old").unwrap();
+    let args = json!({"path": "x.md", "content": "new", "overwrite": true}).as_object().unwrap().clone();
+    let refused = client
+        .call_tool(CallToolRequestParams::new("obsidian_write_note").with_arguments(args))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(std::fs::read_to_string(vault.path().join("x.md")).unwrap(), "old");
+}
+
+/// A client that supports elicitation and answers every question with `answer`.
+#[derive(Clone)]
+struct Approver(Value);
+
+impl rmcp::ClientHandler for Approver {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder().enable_elicitation().build(),
+            rmcp::model::Implementation::new("approver", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _ctx: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+            .with_content(self.0.clone()))
+    }
+}
+
+#[tokio::test]
+async fn elicitation_asks_the_user_before_an_overwrite() {
+    for (answer, approved) in [(json!({"approve": true}), true), (json!({"approve": false}), false)] {
+        let vault = tempfile::tempdir().unwrap();
+        std::fs::write(vault.path().join("x.md"), "old").unwrap();
+        let config = Config {
+            vault: vault.path().canonicalize().unwrap(),
+            vault_source: "test".into(),
+            annotations_folder: None,
+            synthesis_folder: "Synthesis".into(),
+        };
+        let server =
+            Scholia::new(Settings { config, read_only: false, confirm: ConfirmPolicy::Destructive }).unwrap();
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = Approver(answer).serve(client_io).await.unwrap();
+        let args = json!({"path": "x.md", "content": "new", "overwrite": true}).as_object().unwrap().clone();
+        let result = client
+            .call_tool(CallToolRequestParams::new("obsidian_write_note").with_arguments(args))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error != Some(true), approved);
+        let now = std::fs::read_to_string(vault.path().join("x.md")).unwrap();
+        assert_eq!(now, if approved { "new" } else { "old" });
+    }
+}
