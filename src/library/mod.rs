@@ -69,6 +69,15 @@ pub fn find_by_citekey(
 ) -> Result<Option<VaultPath>, VaultError> {
     let citekey = citekey.trim().trim_start_matches('@');
     let notes = notes(vault, folder)?;
+    let file_name = format!("@{citekey}.md");
+    // Fast path: a note named `@citekey.md` whose frontmatter says the same citekey is the answer
+    // the full scan would give, without reading every note.
+    for meta in notes.iter().filter(|m| m.path.file_name() == file_name) {
+        let same = vault.read(&meta.path).ok().and_then(|t| Frontmatter::parse(&t).get_str("citekey"));
+        if same.is_some_and(|k| k.trim().trim_start_matches('@') == citekey) {
+            return Ok(Some(meta.path.clone()));
+        }
+    }
     let mut loose = None;
     for meta in &notes {
         let Ok(text) = vault.read(&meta.path) else { continue };
@@ -85,7 +94,6 @@ pub fn find_by_citekey(
     if loose.is_some() {
         return Ok(loose);
     }
-    let file_name = format!("@{citekey}.md");
     Ok(notes.into_iter().find(|m| m.path.file_name().eq_ignore_ascii_case(&file_name)).map(|m| m.path))
 }
 

@@ -96,26 +96,34 @@ impl FsVault {
         Ok(tmp)
     }
 
-    fn walk(&self, dir: &Path, out: &mut Vec<FileMeta>) -> Result<(), VaultError> {
-        let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+    /// Lists files under `dir` (whose vault path is `rel`). Symbolic links are followed only when
+    /// they stay inside the vault; linked folders are not entered (no loops, no escapes).
+    fn walk(&self, dir: &Path, rel: &str, out: &mut Vec<FileMeta>) {
+        let Ok(entries) = fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.starts_with('.') {
                 continue;
             }
+            let child_rel = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
+            let Ok(vpath) = VaultPath::new(&child_rel) else { continue };
+            let Ok(kind) = entry.file_type() else { continue };
             let full = entry.path();
-            let Some(vpath) = self.vault_path_of(&full) else { continue };
-            let Ok(md) = fs::metadata(&full) else { continue };
-            if md.is_dir() {
-                if entry.file_type().is_ok_and(|t| !t.is_symlink()) {
-                    self.walk(&full, out)?;
+            if kind.is_dir() {
+                self.walk(&full, vpath.as_str(), out);
+            } else if kind.is_file() {
+                if let Ok(md) = entry.metadata() {
+                    out.push(Self::meta(vpath, &md));
                 }
-            } else if md.is_file() {
+            } else if kind.is_symlink()
+                && self.vault_path_of(&full).is_some()
+                && let Ok(md) = fs::metadata(&full)
+                && md.is_file()
+            {
                 out.push(Self::meta(vpath, &md));
             }
         }
-        Ok(())
     }
 }
 
@@ -126,7 +134,7 @@ impl Vault for FsVault {
             return Err(VaultError::NotFound { path: folder.to_string() });
         }
         let mut out = Vec::new();
-        self.walk(&dir, &mut out)?;
+        self.walk(&dir, folder.as_str(), &mut out);
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
