@@ -159,8 +159,17 @@ impl Scholia {
         }
     }
 
+    /// The resource URI of a note: `scholia://note/` and the percent-encoded vault path.
     fn uri(path: &VaultPath) -> String {
-        format!("scholia://note/{}", path.as_str())
+        let mut uri = String::from("scholia://note/");
+        for byte in path.as_str().bytes() {
+            if byte.is_ascii_alphanumeric() || b"-._~/@".contains(&byte) {
+                uri.push(byte as char);
+            } else {
+                uri.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        uri
     }
 }
 
@@ -216,9 +225,18 @@ impl Scholia {
 #[tool_handler(router = self.tool_router)]
 #[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for Scholia {
+    // Logging is deprecated by SEP-2577 but still negotiated by 2025 clients; it is advertised so
+    // `logging/setLevel` is accepted (the server's own logs go to stderr).
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
-            ServerCapabilities::builder().enable_completions().enable_prompts().enable_resources().enable_tools().build(),
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_completions()
+                .enable_prompts()
+                .enable_resources()
+                .enable_tools()
+                .build(),
         )
         .with_server_info(Implementation::new("scholia", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
@@ -274,12 +292,18 @@ impl ServerHandler for Scholia {
         let missing =
             || McpError::invalid_params("Resource not found", Some(serde_json::json!({"uri": request.uri})));
         let raw = request.uri.strip_prefix("scholia://note/").ok_or_else(missing)?;
-        let path = self.note_path(raw).map_err(|_| missing())?;
+        let path = self.note_path(&crate::note::percent_decode(raw)).map_err(|_| missing())?;
         let text = self.vault.read(&path).map_err(|_| missing())?;
         Ok(ReadResourceResult::new(vec![
             ResourceContents::text(text, request.uri.clone()).with_mime_type("text/markdown"),
         ])
         .into())
+    }
+
+    /// Accepts a log level; the server sends no log messages (its logs go to stderr).
+    #[allow(deprecated)]
+    async fn set_level(&self, _request: SetLevelRequestParams, _ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
+        Ok(())
     }
 
     async fn complete(

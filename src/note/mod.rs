@@ -16,6 +16,7 @@ mod yaml;
 
 pub use edit::{EditError, Operation, PatchOptions, Patched, Target, find_heading, patch};
 pub use frontmatter::Frontmatter;
+pub use inline::percent_decode;
 pub use model::{BlockId, Callout, Heading, InlineField, Link, LinkKind, Span, Tag, Task};
 pub use resolve::{LinkResolver, LinkStyle, Resolution};
 

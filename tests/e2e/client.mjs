@@ -1,0 +1,118 @@
+// End to end: the official TypeScript SDK client drives the built `scholia mcp` binary over stdio
+// and over streamable HTTP (with and without the bearer token), as an agent's client would.
+// Usage: SCHOLIA_BIN=/path/to/scholia VAULT=/path/to/copy/of/vault node client.mjs
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const bin = process.env.SCHOLIA_BIN;
+const vault = process.env.VAULT;
+if (!bin || !vault) {
+  console.error("set SCHOLIA_BIN and VAULT");
+  process.exit(2);
+}
+
+let passed = 0;
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`FAIL ${name}: ${err?.message ?? err}`);
+  }
+}
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+const TOOLS = [
+  "obsidian_read_annotations", "obsidian_write_note", "obsidian_list_annotation_files", "obsidian_search",
+  "search_vault", "get_note_metadata", "get_note_content", "create_note", "append_to_note", "patch_note",
+  "daily_note_append", "obsidian_summarize", "obsidian_synthesize",
+];
+
+async function exercise(client, label) {
+  await check(`${label}: lists every tool with schemas`, async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const t of TOOLS) assert(names.includes(t), `${t} missing`);
+    for (const t of tools) assert(t.inputSchema?.type === "object", `${t.name} has no input schema`);
+  });
+  await check(`${label}: reads annotations by citekey`, async () => {
+    const r = await client.callTool({ name: "obsidian_read_annotations", arguments: { citekey: "moreau2024ragsurvey", colors: ["positive"] } });
+    assert(!r.isError, JSON.stringify(r.content));
+    assert(r.structuredContent.annotations.length === 2, "two positive annotations expected");
+    assert(r.structuredContent.success === true, "success flag");
+  });
+  await check(`${label}: ranked search finds the paper first`, async () => {
+    const r = await client.callTool({ name: "search_vault", arguments: { query: "seed variance leaderboards" } });
+    assert(r.structuredContent.results[0].path === "References/@weber2022seeds.md", JSON.stringify(r.structuredContent.results[0]));
+  });
+  await check(`${label}: refuses a path out of the vault`, async () => {
+    const r = await client.callTool({ name: "create_note", arguments: { path: "../escape.md", content: "x" } });
+    assert(r.isError === true, "escape accepted");
+  });
+  await check(`${label}: writes a synthesis`, async () => {
+    const r = await client.callTool({ name: "obsidian_synthesize", arguments: { citekeys: ["kim2020spacing", "haddad2022adaptive"], date: "2024-06-01" } });
+    assert(!r.isError, JSON.stringify(r.content));
+    assert(r.structuredContent.path.startsWith("Synthesis/"), r.structuredContent.path);
+  });
+  await check(`${label}: prompts and resources`, async () => {
+    const { prompts } = await client.listPrompts();
+    assert(prompts.some((p) => p.name === "synthesize"), "synthesize prompt missing");
+    const { resources } = await client.listResources();
+    assert(resources.length > 10, "resources missing");
+    const read = await client.readResource({ uri: resources[0].uri });
+    assert(read.contents[0].text.length > 0, "empty resource");
+  });
+}
+
+// stdio
+{
+  const client = new Client({ name: "scholia-e2e", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--vault", vault], stderr: "ignore" }));
+  await check("stdio: server info", async () => assert(client.getServerVersion()?.name === "scholia", "server name"));
+  await exercise(client, "stdio");
+  await client.close();
+}
+
+// streamable HTTP
+const server = spawn(bin, ["mcp", "--vault", vault, "--http", "127.0.0.1:0"], {
+  env: { ...process.env, SCHOLIA_TOKEN: "e2e-token" },
+  stdio: ["ignore", "ignore", "pipe"],
+});
+const url = await new Promise((resolve, reject) => {
+  let buffer = "";
+  server.stderr.on("data", (chunk) => {
+    buffer += chunk;
+    const m = buffer.match(/(http:\/\/[^ ]+\/mcp)/);
+    if (m) resolve(m[1]);
+  });
+  server.on("exit", () => reject(new Error("server exited")));
+  setTimeout(() => reject(new Error("server did not start")), 10000);
+});
+try {
+  const client = new Client({ name: "scholia-e2e-http", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: "Bearer e2e-token" } } }));
+  await exercise(client, "http");
+  await client.close();
+  await check("http: refused without the token", async () => {
+    const anonymous = new Client({ name: "no-token", version: "1.0.0" });
+    let refused = false;
+    try {
+      await anonymous.connect(new StreamableHTTPClientTransport(new URL(url)));
+    } catch {
+      refused = true;
+    }
+    assert(refused, "connected without a token");
+  });
+} finally {
+  server.kill();
+}
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
