@@ -302,7 +302,11 @@ impl ServerHandler for Scholia {
 
     /// Accepts a log level; the server sends no log messages (its logs go to stderr).
     #[allow(deprecated)]
-    async fn set_level(&self, _request: SetLevelRequestParams, _ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
+    async fn set_level(
+        &self,
+        _request: SetLevelRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
         Ok(())
     }
 
