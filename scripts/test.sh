@@ -8,6 +8,9 @@ step "rustfmt"
 cargo fmt --all --check
 step "clippy (all targets, all features)"
 cargo clippy --all-targets --all-features --quiet -- -D warnings
+step "clippy for wasm32 (the plugin's build of the core)"
+ensure_wasm_target
+cargo clippy --lib --target wasm32-unknown-unknown --quiet -- -D warnings
 step "Rust tests (all features)"
 cargo test --all-features --quiet 2>&1 | tee "${CARGO_TARGET_DIR}/rust-tests.log"
 step "MCP end to end (TypeScript SDK client, conformance suite)"

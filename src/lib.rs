@@ -33,5 +33,7 @@ pub mod note;
 pub mod periodic;
 pub mod synthesis;
 pub mod vault;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 pub use diag::{Diagnostic, Severity};

@@ -1,0 +1,139 @@
+//! The wasm binding used by the Obsidian plugin: the only file that knows `wasm_bindgen`.
+//!
+//! Each export takes plain JS values (DTOs), calls the core, and returns plain objects
+//! (serde-wasm-bindgen's JSON-compatible serializer) or throws a JS `Error` whose message says
+//! what was wrong. No text offsets cross this boundary.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+use crate::annotations::{self, ColorMap, ParseOptions, PrefixTable};
+use crate::synthesis::{self, GroupTitles, RenderOptions, SourceNote};
+use crate::vault::naming;
+
+/// Installs the panic hook, so a bug shows a Rust message in the console instead of "unreachable".
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The plugin's settings, as far as the core needs them. Every field is optional.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Settings {
+    colors: Option<ColorMap>,
+    prefixes: Option<PrefixTable>,
+    titles: Option<GroupTitles>,
+    date: Option<String>,
+    theme: Option<String>,
+}
+
+impl Settings {
+    fn parse_options(&self) -> ParseOptions {
+        ParseOptions {
+            colors: self.colors.clone().unwrap_or_default(),
+            prefixes: self.prefixes.clone().unwrap_or_default(),
+        }
+    }
+
+    fn render_options(&self) -> RenderOptions {
+        RenderOptions {
+            date: self.date.clone().unwrap_or_default(),
+            titles: self.titles.clone().unwrap_or_default(),
+            theme: self.theme.clone().filter(|t| !t.trim().is_empty()),
+        }
+    }
+}
+
+/// One note handed over by the plugin: its text, vault path, and the link text Obsidian resolves
+/// to it (`fileToLinktext`).
+#[derive(Debug, Deserialize)]
+struct NoteInput {
+    text: String,
+    path: String,
+    link: String,
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn from_js<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&format!("{what} are not valid: {e}")))
+}
+
+fn source(note: NoteInput, settings: &Settings) -> SourceNote {
+    let doc = annotations::parse(&note.text, &note.path, &settings.parse_options());
+    SourceNote::from_doc(doc, note.link, &note.text)
+}
+
+/// Parses an annotation note into `{citekey, title, file_path, annotations, …, diagnostics}`.
+#[wasm_bindgen(js_name = parseNote)]
+pub fn parse_note(text: &str, path: &str, settings: JsValue) -> Result<JsValue, JsError> {
+    let settings: Settings = from_js(settings, "settings")?;
+    to_js(&annotations::parse(text, path, &settings.parse_options()))
+}
+
+/// Whether a note is an annotation note (`category: Annotations`, or annotations recognised).
+#[wasm_bindgen(js_name = isAnnotationNote)]
+pub fn is_annotation_note(text: &str, settings: JsValue) -> Result<bool, JsError> {
+    let settings: Settings = from_js(settings, "settings")?;
+    Ok(annotations::is_annotation_note(text, &settings.parse_options()))
+}
+
+/// The summary of one note `{text, path, link}`, as Markdown.
+#[wasm_bindgen]
+pub fn summarize(note: JsValue, settings: JsValue) -> Result<String, JsError> {
+    let settings: Settings = from_js(settings, "settings")?;
+    let note: NoteInput =
+        serde_wasm_bindgen::from_value(note).map_err(|e| JsError::new(&format!("the note is not valid: {e}")))?;
+    Ok(synthesis::summarize(&source(note, &settings), &settings.render_options()))
+}
+
+/// The synthesis of notes `[{text, path, link}]`: `{markdown, title}` (the title names the note).
+#[wasm_bindgen]
+pub fn synthesize(notes: JsValue, settings: JsValue) -> Result<JsValue, JsError> {
+    let settings: Settings = from_js(settings, "settings")?;
+    let notes: Vec<NoteInput> =
+        serde_wasm_bindgen::from_value(notes).map_err(|e| JsError::new(&format!("the notes are not valid: {e}")))?;
+    let sources: Vec<SourceNote> = notes.into_iter().map(|n| source(n, &settings)).collect();
+    let render = settings.render_options();
+    let markdown = synthesis::synthesize(&sources, &render).map_err(|e| JsError::new(&e.to_string()))?;
+    let title = synthesis::synthesis_title(&sources, &render);
+    to_js(&serde_json::json!({"markdown": markdown, "title": title}))
+}
+
+/// The vault path for a new result note: `pattern` filled from `vars` (`{title, citekey, theme,
+/// date}`), in `folder`, numbered instead of overwriting any of `existing`.
+#[wasm_bindgen(js_name = resultPath)]
+pub fn result_path(folder: &str, pattern: &str, vars: JsValue, existing: Vec<String>) -> Result<String, JsError> {
+    let vars: std::collections::BTreeMap<String, String> = from_js(vars, "the name variables")?;
+    let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let taken: std::collections::HashSet<String> = existing.iter().map(|p| p.to_lowercase()).collect();
+    let path = naming::result_path(folder, pattern, &pairs, |p| taken.contains(&p.as_str().to_lowercase()))
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(path.as_str().to_string())
+}
+
+/// Problems with the settings, one readable message each (empty when they are fine).
+#[wasm_bindgen(js_name = validateSettings)]
+pub fn validate_settings(settings: JsValue) -> Result<Vec<String>, JsError> {
+    let settings: Settings = from_js(settings, "settings")?;
+    Ok(settings.colors.map(|c| c.validate()).unwrap_or_default())
+}
+
+/// The default settings: seed 001's colour map, comment prefixes and group titles.
+#[wasm_bindgen(js_name = defaultSettings)]
+pub fn default_settings() -> Result<JsValue, JsError> {
+    to_js(&Settings {
+        colors: Some(ColorMap::default()),
+        prefixes: Some(PrefixTable::default()),
+        titles: Some(GroupTitles::default()),
+        date: None,
+        theme: None,
+    })
+}
