@@ -56,7 +56,9 @@ struct NoteInput {
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
 }
 
 fn from_js<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, JsError> {
@@ -89,8 +91,8 @@ pub fn is_annotation_note(text: &str, settings: JsValue) -> Result<bool, JsError
 #[wasm_bindgen]
 pub fn summarize(note: JsValue, settings: JsValue) -> Result<String, JsError> {
     let settings: Settings = from_js(settings, "settings")?;
-    let note: NoteInput =
-        serde_wasm_bindgen::from_value(note).map_err(|e| JsError::new(&format!("the note is not valid: {e}")))?;
+    let note: NoteInput = serde_wasm_bindgen::from_value(note)
+        .map_err(|e| JsError::new(&format!("the note is not valid: {e}")))?;
     Ok(synthesis::summarize(&source(note, &settings), &settings.render_options()))
 }
 
@@ -98,8 +100,8 @@ pub fn summarize(note: JsValue, settings: JsValue) -> Result<String, JsError> {
 #[wasm_bindgen]
 pub fn synthesize(notes: JsValue, settings: JsValue) -> Result<JsValue, JsError> {
     let settings: Settings = from_js(settings, "settings")?;
-    let notes: Vec<NoteInput> =
-        serde_wasm_bindgen::from_value(notes).map_err(|e| JsError::new(&format!("the notes are not valid: {e}")))?;
+    let notes: Vec<NoteInput> = serde_wasm_bindgen::from_value(notes)
+        .map_err(|e| JsError::new(&format!("the notes are not valid: {e}")))?;
     let sources: Vec<SourceNote> = notes.into_iter().map(|n| source(n, &settings)).collect();
     let render = settings.render_options();
     let markdown = synthesis::synthesize(&sources, &render).map_err(|e| JsError::new(&e.to_string()))?;
@@ -110,7 +112,12 @@ pub fn synthesize(notes: JsValue, settings: JsValue) -> Result<JsValue, JsError>
 /// The vault path for a new result note: `pattern` filled from `vars` (`{title, citekey, theme,
 /// date}`), in `folder`, numbered instead of overwriting any of `existing`.
 #[wasm_bindgen(js_name = resultPath)]
-pub fn result_path(folder: &str, pattern: &str, vars: JsValue, existing: Vec<String>) -> Result<String, JsError> {
+pub fn result_path(
+    folder: &str,
+    pattern: &str,
+    vars: JsValue,
+    existing: Vec<String>,
+) -> Result<String, JsError> {
     let vars: std::collections::BTreeMap<String, String> = from_js(vars, "the name variables")?;
     let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let taken: std::collections::HashSet<String> = existing.iter().map(|p| p.to_lowercase()).collect();
