@@ -49,6 +49,13 @@ fn suite(vault: &dyn Vault) {
     assert_eq!(vault.read(&trashed).unwrap(), "top");
     assert!(!vault.exists(&p("Top.md")));
     assert!(vault.list(&VaultPath::root()).unwrap().iter().all(|f| !f.path.as_str().starts_with(".trash")));
+    // A trashed note can be restored; settings can never be moved.
+    vault.rename(&trashed, &p("Top.md")).unwrap();
+    assert_eq!(vault.read(&p("Top.md")).unwrap(), "top");
+    assert!(matches!(
+        vault.rename(&p(".obsidian/app.json"), &p("x.json")),
+        Err(VaultError::Protected { .. })
+    ));
 
     // Rename refuses to clobber.
     assert!(matches!(

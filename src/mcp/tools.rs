@@ -39,6 +39,18 @@ fn with_frontmatter(
     Ok(text)
 }
 
+/// Appends `content` as whole lines: on a new line after the existing text, ending with a line end.
+fn append_lines(vault: &dyn Vault, path: &VaultPath, content: &str) -> Result<(), VaultError> {
+    let existing = match vault.read(path) {
+        Ok(text) => text,
+        Err(VaultError::NotFound { .. }) => String::new(),
+        Err(err) => return Err(err),
+    };
+    let sep = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
+    let end = if content.ends_with('\n') { "" } else { "\n" };
+    vault.append(path, &format!("{sep}{content}{end}"))
+}
+
 fn wikilink(path: &VaultPath) -> String {
     format!("[[{}]]", path.stem())
 }
@@ -445,10 +457,7 @@ impl Scholia {
         attempt!(path.ensure_writable());
         attempt!(self.approve(&ctx, false, false, &format!("append to {path}")).await);
         let created = !self.vault.exists(&path);
-        let existing = if created { String::new() } else { attempt!(self.vault.read(&path)) };
-        let sep = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
-        let end = if args.content.ends_with('\n') { "" } else { "\n" };
-        attempt!(self.vault.append(&path, &format!("{sep}{}{end}", args.content)));
+        attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
         Ok(ok(&format!("appended to {path}"), json!({"path": path.as_str(), "created": created})))
     }
 
@@ -528,10 +537,7 @@ impl Scholia {
                 .unwrap_or_default();
             attempt!(self.vault.create_new(&path, &template));
         }
-        let existing = attempt!(self.vault.read(&path));
-        let sep = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
-        let end = if args.content.ends_with('\n') { "" } else { "\n" };
-        attempt!(self.vault.append(&path, &format!("{sep}{}{end}", args.content)));
+        attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
         Ok(ok(
             &format!("appended to {path}"),
             json!({"path": path.as_str(), "created": created, "date": date.to_string()}),

@@ -233,7 +233,7 @@ impl Vault for FsVault {
     }
 
     fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError> {
-        from.ensure_writable()?;
+        from.ensure_movable()?;
         to.ensure_writable()?;
         let src = self.resolve(from)?;
         let dest = self.resolve(to)?;

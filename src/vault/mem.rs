@@ -154,7 +154,7 @@ impl Vault for MemVault {
     }
 
     fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError> {
-        from.ensure_writable()?;
+        from.ensure_movable()?;
         to.ensure_writable()?;
         let mut files = self.files();
         if files.contains_key(to) || Self::is_dir(&files, to) {

@@ -139,7 +139,8 @@ pub trait Vault: Send + Sync {
     /// Moves a file into the vault's `.trash/` folder, as Obsidian does, and returns where it went.
     fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError>;
 
-    /// Renames or moves a file; fails with `AlreadyExists` if the target exists.
+    /// Renames or moves a file (also out of `.trash/`, to restore it); fails with `AlreadyExists`
+    /// if the target exists.
     fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError>;
 
     /// The absolute location of `path` as people see it (a filesystem path for [`FsVault`]).

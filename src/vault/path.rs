@@ -126,6 +126,15 @@ impl VaultPath {
             || (self.0.starts_with(&folder.0) && self.0.as_bytes().get(folder.0.len()) == Some(&b'/'))
     }
 
+    /// Refuses the root and `.obsidian/`/`.git/`, but not `.trash/`: the check for the source of a
+    /// move, so a trashed note can be restored.
+    pub fn ensure_movable(&self) -> Result<(), VaultError> {
+        if self.as_str().split('/').next().is_some_and(|first| first.eq_ignore_ascii_case(".trash")) {
+            return Ok(());
+        }
+        self.ensure_writable()
+    }
+
     /// Refuses protected folders: the check every writing operation makes first.
     pub fn ensure_writable(&self) -> Result<(), VaultError> {
         if self.is_root() {
