@@ -217,28 +217,16 @@ pub fn template_path(settings: &PeriodSettings) -> Option<Result<VaultPath, Vaul
 /// Fills a template as the core Templates plugin does: `{{title}}`, `{{date}}`, `{{time}}`, and
 /// `{{date:FORMAT}}` (moment.js format) for `date`; `time` is given as `HH:mm`.
 pub fn apply_template(template: &str, title: &str, date: Date, time: &str) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("}}") else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let inner = after[..end].trim();
+    crate::vault::naming::fill(template, |inner| {
         let (name, format) = inner.split_once(':').map_or((inner, None), |(n, f)| (n.trim(), Some(f.trim())));
         match (name.to_ascii_lowercase().as_str(), format) {
-            ("title", _) => out.push_str(title),
-            ("date", None) => out.push_str(&format_moment("YYYY-MM-DD", date)),
-            ("date", Some(f)) => out.push_str(&format_moment(f, date)),
-            ("time", _) => out.push_str(time),
-            _ => out.push_str(&rest[start..start + 2 + end + 2]),
+            ("title", _) => Some(title.to_string()),
+            ("date", None) => Some(format_moment("YYYY-MM-DD", date)),
+            ("date", Some(f)) => Some(format_moment(f, date)),
+            ("time", _) => Some(time.to_string()),
+            _ => None,
         }
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    out
+    })
 }
 
 const MONTHS: [&str; 12] = [

@@ -45,3 +45,16 @@ pub fn cases(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Copies the folder `from` (recursively) to `to`, which is created.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

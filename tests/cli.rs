@@ -90,19 +90,8 @@ fn synthesize_needs_files() {
 
 /// Copies `tests/fixtures/vault` into a fresh temporary folder.
 fn fixture_vault() -> tempfile::TempDir {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap().flatten() {
-            let target = to.join(entry.file_name());
-            if entry.path().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
-    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vault"), dir.path());
+    crate::check::copy_dir(&crate::check::root().join("tests/fixtures/vault"), dir.path());
     dir
 }
 

@@ -10,30 +10,12 @@ use scholia::mcp::{ConfirmPolicy, Scholia, Settings};
 use scholia::vault::config::Config;
 use serde_json::{Value, json};
 
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-struct Session {
-    client: RunningService<RoleClient, ()>,
-    vault: tempfile::TempDir,
-}
-
-async fn start(read_only: bool) -> Session {
-    let vault = tempfile::tempdir().unwrap();
-    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault"), vault.path());
+/// Serves `vault` in process; returns the client's end of the connection.
+fn serve(vault: &Path, annotations_folder: Option<&str>, read_only: bool) -> tokio::io::DuplexStream {
     let config = Config {
-        vault: vault.path().canonicalize().unwrap(),
+        vault: vault.canonicalize().unwrap(),
         vault_source: "test".into(),
-        annotations_folder: Some("References".into()),
+        annotations_folder: annotations_folder.map(String::from),
         synthesis_folder: "Synthesis".into(),
     };
     let server = Scholia::new(Settings { config, read_only, confirm: ConfirmPolicy::Destructive }).unwrap();
@@ -43,6 +25,24 @@ async fn start(read_only: bool) -> Session {
             let _ = running.waiting().await;
         }
     });
+    client_io
+}
+
+/// A copy of the example vault.
+fn example_vault() -> tempfile::TempDir {
+    let vault = tempfile::tempdir().unwrap();
+    crate::check::copy_dir(&crate::check::root().join("examples/vault"), vault.path());
+    vault
+}
+
+struct Session {
+    client: RunningService<RoleClient, ()>,
+    vault: tempfile::TempDir,
+}
+
+async fn start(read_only: bool) -> Session {
+    let vault = example_vault();
+    let client_io = serve(vault.path(), Some("References"), read_only);
     Session { client: ().serve(client_io).await.unwrap(), vault }
 }
 
@@ -373,22 +373,8 @@ async fn prompts_resources_and_completions() {
 #[tokio::test]
 async fn the_stateless_2026_revision_works_without_initialize() {
     use rmcp::{ClientLifecycleMode, ClientServiceExt, model::ProtocolVersion};
-    let vault = tempfile::tempdir().unwrap();
-    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault"), vault.path());
-    let config = Config {
-        vault: vault.path().canonicalize().unwrap(),
-        vault_source: "test".into(),
-        annotations_folder: None,
-        synthesis_folder: "Synthesis".into(),
-    };
-    let server =
-        Scholia::new(Settings { config, read_only: false, confirm: ConfirmPolicy::Destructive }).unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
+    let vault = example_vault();
+    let client_io = serve(vault.path(), None, false);
     let client = ()
         .serve_with_lifecycle(
             client_io,
@@ -441,20 +427,7 @@ async fn elicitation_asks_the_user_before_an_overwrite() {
     for (answer, approved) in [(json!({"approve": true}), true), (json!({"approve": false}), false)] {
         let vault = tempfile::tempdir().unwrap();
         std::fs::write(vault.path().join("x.md"), "old").unwrap();
-        let config = Config {
-            vault: vault.path().canonicalize().unwrap(),
-            vault_source: "test".into(),
-            annotations_folder: None,
-            synthesis_folder: "Synthesis".into(),
-        };
-        let server =
-            Scholia::new(Settings { config, read_only: false, confirm: ConfirmPolicy::Destructive }).unwrap();
-        let (server_io, client_io) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
+        let client_io = serve(vault.path(), None, false);
         let client = Approver(answer).serve(client_io).await.unwrap();
         let args = json!({"path": "x.md", "content": "new", "overwrite": true}).as_object().unwrap().clone();
         let result = client

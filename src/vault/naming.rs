@@ -34,10 +34,12 @@ impl Default for NamingOptions {
     }
 }
 
-/// Fills `{{name}}` placeholders from `vars` (unknown placeholders become empty).
-pub fn render_pattern(pattern: &str, vars: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut rest = pattern;
+/// Replaces each `{{…}}` in `template` with what `lookup` gives for its trimmed inside; a
+/// placeholder `lookup` does not know (`None`) stays as written. The one placeholder engine of the
+/// crate (name patterns, note templates).
+pub fn fill(template: &str, lookup: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
@@ -45,14 +47,26 @@ pub fn render_pattern(pattern: &str, vars: &[(&str, &str)]) -> String {
             out.push_str(&rest[start..]);
             return out;
         };
-        let key = after[..end].trim();
-        if let Some((_, value)) = vars.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
-            out.push_str(value);
+        match lookup(after[..end].trim()) {
+            Some(value) => out.push_str(&value),
+            None => out.push_str(&rest[start..start + 2 + end + 2]),
         }
         rest = &after[end + 2..];
     }
     out.push_str(rest);
     out
+}
+
+/// Fills `{{name}}` placeholders from `vars` (names compared case-insensitively; unknown
+/// placeholders become empty).
+pub fn render_pattern(pattern: &str, vars: &[(&str, &str)]) -> String {
+    fill(pattern, |key| {
+        Some(
+            vars.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map_or(String::new(), |(_, v)| v.to_string()),
+        )
+    })
 }
 
 /// A file name stem Obsidian accepts: `*"\/<>:|?#^[]` and control characters become spaces,
