@@ -439,3 +439,28 @@ async fn elicitation_asks_the_user_before_an_overwrite() {
         assert_eq!(now, if approved { "new" } else { "old" });
     }
 }
+
+#[tokio::test]
+async fn on_the_2026_revision_an_overwrite_is_approved_in_an_input_round() {
+    use rmcp::{ClientLifecycleMode, ClientServiceExt, model::ProtocolVersion};
+    for (answer, approved) in [(json!({"approve": true}), true), (json!({"approve": false}), false)] {
+        let vault = tempfile::tempdir().unwrap();
+        std::fs::write(vault.path().join("x.md"), "old").unwrap();
+        let client_io = serve(vault.path(), None, false);
+        let client = Approver(answer)
+            .serve_with_lifecycle(
+                client_io,
+                ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            )
+            .await
+            .unwrap();
+        let args = json!({"path": "x.md", "content": "new", "overwrite": true}).as_object().unwrap().clone();
+        let result = client
+            .call_tool(CallToolRequestParams::new("obsidian_write_note").with_arguments(args))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error != Some(true), approved, "{result:?}");
+        let now = std::fs::read_to_string(vault.path().join("x.md")).unwrap();
+        assert_eq!(now, if approved { "new" } else { "old" });
+    }
+}

@@ -80,7 +80,7 @@ impl Scholia {
     /// A server over the vault in `settings` (which must be a folder).
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
         let vault = FsVault::open(&settings.config.vault)?;
-        let mut tool_router = Self::annotation_tools() + Self::note_tools();
+        let mut tool_router = Self::annotation_tools() + Self::note_tools() + Self::note_tools_more();
         if settings.read_only {
             for name in WRITE_TOOLS {
                 tool_router.remove_route(name);
@@ -133,12 +133,7 @@ impl Scholia {
         confirmed: bool,
         what: &str,
     ) -> Result<(), String> {
-        let needed = match self.settings.confirm {
-            ConfirmPolicy::None => false,
-            ConfirmPolicy::Destructive => destructive,
-            ConfirmPolicy::Writes => true,
-        };
-        if !needed || confirmed || self.approved.load(Ordering::Relaxed) {
+        if !self.needs_approval(destructive, confirmed) {
             return Ok(());
         }
         match ctx.peer.elicit::<Approval>(format!("Scholia wants to {what}. Approve?")).await {
@@ -160,6 +155,72 @@ impl Scholia {
     }
 
     /// The resource URI of a note: `scholia://note/` and the percent-encoded vault path.
+    fn needs_approval(&self, destructive: bool, confirmed: bool) -> bool {
+        let needed = match self.settings.confirm {
+            ConfirmPolicy::None => false,
+            ConfirmPolicy::Destructive => destructive,
+            ConfirmPolicy::Writes => true,
+        };
+        needed && !confirmed && !self.approved.load(Ordering::Relaxed)
+    }
+
+    /// On protocol 2026-07-28 the server cannot ask the client mid-call: the call answers "input
+    /// required" with an approval form, and the client calls again with the user's answer. Returns
+    /// `Ok(true)` when the user approved in such a round, `Ok(false)` when no round applies (the
+    /// ordinary [`Scholia::approve`] then decides), or the answer to send back now.
+    pub(super) fn approval_round(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        destructive: bool,
+        confirmed: bool,
+        what: &str,
+        state: Option<String>,
+        responses: Option<InputResponses>,
+    ) -> Result<bool, CallToolResponse> {
+        let stateless = ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let can_ask = ctx.client_capabilities().is_some_and(|c| c.elicitation.is_some());
+        if !(stateless && can_ask && self.needs_approval(destructive, confirmed)) {
+            return Ok(false);
+        }
+        let expected = format!("approve {what}");
+        let answer = responses
+            .filter(|_| state.as_deref() == Some(expected.as_str()))
+            .and_then(|mut r| r.remove("approval"));
+        if let Some(answer) = answer {
+            let result: Option<ElicitResult> = serde_json::from_value(answer).ok();
+            let approval = result
+                .filter(|r| r.action == ElicitationAction::Accept)
+                .and_then(|r| r.content)
+                .and_then(|c| serde_json::from_value::<Approval>(c).ok());
+            return match approval {
+                Some(a) if a.approve => {
+                    if a.allow_for_session {
+                        self.approved.store(true, Ordering::Relaxed);
+                    }
+                    Ok(true)
+                }
+                _ => {
+                    Err(super::reply::fail(format!("the user did not approve: {what}; nothing was changed"))
+                        .into())
+                }
+            };
+        }
+        let schema = match ElicitationSchema::from_type::<Approval>() {
+            Ok(schema) => schema,
+            Err(e) => return Err(super::reply::fail(format!("cannot ask for approval: {e}")).into()),
+        };
+        let mut requests = InputRequests::new();
+        requests.insert(
+            "approval".into(),
+            InputRequest::Elicitation(ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: format!("Scholia wants to {what}. Approve?"),
+                requested_schema: schema,
+            })),
+        );
+        Err(InputRequiredResult::new(Some(requests), Some(expected)).into())
+    }
+
     fn uri(path: &VaultPath) -> String {
         let mut uri = String::from("scholia://note/");
         for byte in path.as_str().bytes() {

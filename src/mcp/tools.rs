@@ -1,7 +1,8 @@
 //! The tools. Each validates its arguments, calls the core, and answers through `reply`.
 
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
@@ -386,7 +387,26 @@ impl Scholia {
         &self,
         Parameters(args): Parameters<WriteNote>,
         ctx: RequestContext<RoleServer>,
-    ) -> Answer {
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let mut args = args;
+        if let Ok(path) = self.note_path(&args.path)
+            && args.overwrite
+            && self.vault.exists(&path)
+        {
+            match self.approval_round(&ctx, true, args.confirm, &format!("replace {path}"), state, responses)
+            {
+                Ok(approved) => args.confirm |= approved,
+                Err(answer) => return Ok(answer),
+            }
+        }
+        self.write_note(args, ctx).await.map(Into::into)
+    }
+}
+
+impl Scholia {
+    async fn write_note(&self, args: WriteNote, ctx: RequestContext<RoleServer>) -> Answer {
         let path = attempt!(self.note_path(&args.path));
         attempt!(path.ensure_writable());
         let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
@@ -414,7 +434,10 @@ impl Scholia {
             }),
         ))
     }
+}
 
+#[tool_router(router = note_tools_more, vis = "pub(super)")]
+impl Scholia {
     /// Create a new note (parent folders too) with optional frontmatter. An existing note is an error: use append_to_note or patch_note to change it.
     #[tool(annotations(
         read_only_hint = false,
