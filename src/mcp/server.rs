@@ -176,7 +176,7 @@ impl Scholia {
         what: &str,
         state: Option<String>,
         responses: Option<InputResponses>,
-    ) -> Result<bool, CallToolResponse> {
+    ) -> Result<bool, Box<CallToolResponse>> {
         let stateless = ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
         let can_ask = ctx.client_capabilities().is_some_and(|c| c.elicitation.is_some());
         if !(stateless && can_ask && self.needs_approval(destructive, confirmed)) {
@@ -199,15 +199,17 @@ impl Scholia {
                     }
                     Ok(true)
                 }
-                _ => {
-                    Err(super::reply::fail(format!("the user did not approve: {what}; nothing was changed"))
-                        .into())
-                }
+                _ => Err(Box::new(
+                    super::reply::fail(format!("the user did not approve: {what}; nothing was changed"))
+                        .into(),
+                )),
             };
         }
         let schema = match ElicitationSchema::from_type::<Approval>() {
             Ok(schema) => schema,
-            Err(e) => return Err(super::reply::fail(format!("cannot ask for approval: {e}")).into()),
+            Err(e) => {
+                return Err(Box::new(super::reply::fail(format!("cannot ask for approval: {e}")).into()));
+            }
         };
         let mut requests = InputRequests::new();
         requests.insert(
@@ -218,7 +220,7 @@ impl Scholia {
                 requested_schema: schema,
             })),
         );
-        Err(InputRequiredResult::new(Some(requests), Some(expected)).into())
+        Err(Box::new(InputRequiredResult::new(Some(requests), Some(expected)).into()))
     }
 
     fn uri(path: &VaultPath) -> String {

@@ -398,7 +398,7 @@ impl Scholia {
             match self.approval_round(&ctx, true, args.confirm, &format!("replace {path}"), state, responses)
             {
                 Ok(approved) => args.confirm |= approved,
-                Err(answer) => return Ok(answer),
+                Err(answer) => return Ok(*answer),
             }
         }
         self.write_note(args, ctx).await.map(Into::into)
