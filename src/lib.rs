@@ -26,6 +26,7 @@
 
 pub mod annotations;
 pub mod diag;
+pub mod index;
 pub mod library;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -464,3 +464,14 @@ async fn on_the_2026_revision_an_overwrite_is_approved_in_an_input_round() {
         assert_eq!(now, if approved { "new" } else { "old" });
     }
 }
+
+#[tokio::test]
+async fn ranked_search_sees_notes_written_a_moment_ago() {
+    let s = start(false).await;
+    let before = s.ok("search_vault", json!({"query": "quokka"})).await;
+    assert_eq!(before["results"].as_array().unwrap().len(), 0);
+    s.ok("create_note", json!({"path": "Inbox/Fauna.md", "content": "A quokka smiles."})).await;
+    let after = s.ok("search_vault", json!({"query": "quokka"})).await;
+    assert_eq!(after["results"][0]["path"], "Inbox/Fauna.md");
+    assert!(after["results"][0]["snippet"].as_str().unwrap().contains("quokka"));
+}

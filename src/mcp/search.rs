@@ -1,10 +1,12 @@
-//! Search over the vault's notes by scanning them: a literal search that returns every match, and
-//! a ranked search (BM25 over words, note names weighted) with snippets.
+//! Search over the vault's notes: a literal scan that returns every match, and a ranked search over
+//! the full-text index (BM25, note names weighted) with snippets.
 
-use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::index::{TextIndex, words};
 use crate::library;
 use crate::vault::{Vault, VaultError, VaultPath};
 
@@ -80,79 +82,52 @@ pub struct Ranked {
     pub snippet: String,
 }
 
-/// Lowercase words of `text` (letters and digits of any script).
-pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
+/// The notes of the search index, refreshed by modification times at most once a second (and
+/// at once after this server wrote something).
+#[derive(Debug, Default)]
+pub struct SearchState {
+    index: TextIndex,
+    refreshed: Option<Instant>,
 }
 
-/// The `limit` notes most relevant to `query` (BM25; a word in the note's name counts three times).
+/// How stale the index may get before a query stats the vault again.
+const FRESH_FOR: Duration = Duration::from_secs(1);
+
+/// The `limit` notes most relevant to `query` (BM25 over the index; a word in the note's name
+/// counts three times), each with a snippet of `context` characters around the first match.
 pub fn ranked(
     vault: &dyn Vault,
+    state: &Mutex<SearchState>,
+    stale: bool,
     folder: &VaultPath,
     query: &str,
     limit: usize,
     context: usize,
 ) -> Result<Vec<Ranked>, VaultError> {
+    let hits = {
+        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        if stale || state.refreshed.is_none_or(|t| t.elapsed() > FRESH_FOR) {
+            state.index.refresh(vault)?;
+            state.refreshed = Some(Instant::now());
+        }
+        state.index.search(query, folder, limit)
+    };
     let terms: Vec<String> = words(query).collect();
-    if terms.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut docs: Vec<(VaultPath, String, HashMap<String, f64>, f64)> = Vec::new();
-    for meta in library::notes(vault, folder)? {
-        let Ok(text) = vault.read(&meta.path) else { continue };
-        let mut tf: HashMap<String, f64> = HashMap::new();
-        let mut len = 0.0;
-        for word in words(&text) {
-            len += 1.0;
-            if terms.contains(&word) {
-                *tf.entry(word).or_default() += 1.0;
-            }
-        }
-        for word in words(meta.path.stem()) {
-            if terms.contains(&word) {
-                *tf.entry(word).or_default() += 3.0;
-            }
-        }
-        docs.push((meta.path, text, tf, len));
-    }
-    let n = docs.len() as f64;
-    let avg = docs.iter().map(|d| d.3).sum::<f64>() / n.max(1.0);
-    let idf: HashMap<&String, f64> = terms
-        .iter()
-        .map(|t| {
-            let df = docs.iter().filter(|d| d.2.contains_key(t)).count() as f64;
-            (t, ((n - df + 0.5) / (df + 0.5) + 1.0).ln())
-        })
-        .collect();
-    let (k1, b) = (1.2, 0.75);
-    let mut scored: Vec<(f64, usize)> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, (_, _, tf, len))| {
-            let score = terms
-                .iter()
-                .filter_map(|t| {
-                    tf.get(t).map(|f| idf[t] * f * (k1 + 1.0) / (f + k1 * (1.0 - b + b * len / avg.max(1.0))))
-                })
-                .sum::<f64>();
-            (score, i)
-        })
-        .filter(|(s, _)| *s > 0.0)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(docs[a.1].0.cmp(&docs[b.1].0)));
-    Ok(scored
+    Ok(hits
         .into_iter()
-        .take(limit)
-        .map(|(score, i)| {
-            let text = &docs[i].1;
+        .map(|(path, score)| {
+            let text = vault.read(&path).unwrap_or_default().replace('\n', " ");
             let lower = text.to_lowercase();
-            let at = terms.iter().filter_map(|t| lower.find(t.as_str())).min();
-            let snippet = if lower.len() == text.len() {
-                around(&text.replace('\n', " "), at, context)
-            } else {
-                around(&text.replace('\n', " "), None, context)
-            };
-            Ranked { path: docs[i].0.as_str().to_string(), score: (score * 1000.0).round() / 1000.0, snippet }
+            let at = terms
+                .iter()
+                .filter_map(|t| lower.find(t.as_str()))
+                .min()
+                .filter(|_| lower.len() == text.len());
+            Ranked {
+                path: path.as_str().to_string(),
+                score: (score * 1000.0).round() / 1000.0,
+                snippet: around(&text, at, context),
+            }
         })
         .collect())
 }

@@ -61,6 +61,10 @@ pub struct Scholia {
     pub(super) options: Arc<ParseOptions>,
     /// The user chose "allow for this session" in a confirmation.
     pub(super) approved: Arc<AtomicBool>,
+    /// The full-text index behind `search_vault`, shared by every session.
+    pub(super) search: Arc<std::sync::Mutex<super::search::SearchState>>,
+    /// Set when this server is about to write: the next search refreshes the index first.
+    pub(super) wrote: Arc<AtomicBool>,
     tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
@@ -91,6 +95,8 @@ impl Scholia {
             settings: Arc::new(settings),
             options: Arc::new(ParseOptions::default()),
             approved: Arc::new(AtomicBool::new(false)),
+            search: Arc::default(),
+            wrote: Arc::new(AtomicBool::new(false)),
             tool_router,
             prompt_router: Self::prompt_router(),
         })
@@ -133,6 +139,8 @@ impl Scholia {
         confirmed: bool,
         what: &str,
     ) -> Result<(), String> {
+        // Every writing tool passes here before it writes.
+        self.wrote.store(true, Ordering::Relaxed);
         if !self.needs_approval(destructive, confirmed) {
             return Ok(());
         }

@@ -303,7 +303,16 @@ impl Scholia {
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
         let limit = args.limit.unwrap_or(10).clamp(1, 50);
         let context = args.context_length.unwrap_or(100).clamp(10, 1000);
-        let results = attempt!(search::ranked(self.vault.as_ref(), &folder, &args.query, limit, context));
+        let stale = self.wrote.swap(false, std::sync::atomic::Ordering::Relaxed);
+        let results = attempt!(search::ranked(
+            self.vault.as_ref(),
+            &self.search,
+            stale,
+            &folder,
+            &args.query,
+            limit,
+            context
+        ));
         let message = if results.is_empty() {
             format!("no note matches {:?}; try fewer or different words", args.query)
         } else {
