@@ -84,7 +84,7 @@ impl Scholia {
     /// A server over the vault in `settings` (which must be a folder).
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
         let vault = FsVault::open(&settings.config.vault)?;
-        let mut tool_router = Self::annotation_tools() + Self::note_tools() + Self::note_tools_more();
+        let mut tool_router = Self::annotation_tools() + Self::note_tools() + Self::edit_tools();
         if settings.read_only {
             for name in WRITE_TOOLS {
                 tool_router.remove_route(name);

@@ -445,7 +445,7 @@ impl Scholia {
     }
 }
 
-#[tool_router(router = note_tools_more, vis = "pub(super)")]
+#[tool_router(router = edit_tools, vis = "pub(super)")]
 impl Scholia {
     /// Create a new note (parent folders too) with optional frontmatter. An existing note is an error: use append_to_note or patch_note to change it.
     #[tool(annotations(
