@@ -357,6 +357,14 @@ async fn prompts_resources_and_completions() {
     assert!(text.contains("obsidian_read_annotations") && text.contains("kim2020spacing"));
     let completion = s.client.complete_prompt_simple("summarize", "citekey", "ha").await.unwrap();
     assert_eq!(completion, ["haddad2022adaptive"]);
+    let request = rmcp::model::CompleteRequestParams::new(
+        rmcp::model::Reference::Resource(rmcp::model::ResourceTemplateReference::new(
+            "scholia://note/{path}",
+        )),
+        rmcp::model::ArgumentInfo::new("path", "lit"),
+    );
+    let notes = s.client.complete(request).await.unwrap();
+    assert_eq!(notes.completion.values, ["Projects/Literature review.md"]);
     let resources = s.client.list_all_resources().await.unwrap();
     assert!(resources.len() >= 14);
     let uri = resources.iter().find(|r| r.uri.contains("kim2020spacing")).unwrap().uri.clone();

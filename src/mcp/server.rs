@@ -398,6 +398,20 @@ impl ServerHandler for Scholia {
                     .take(CompletionInfo::MAX_VALUES)
                     .collect()
             }
+            Reference::Resource(r) if r.uri == "scholia://note/{path}" && request.argument.name == "path" => {
+                // Note paths that start with what was typed, or hold it right after a `/`.
+                let typed = request.argument.value.to_lowercase();
+                library::notes(self.vault.as_ref(), &VaultPath::root())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|f| f.path.as_str().to_string())
+                    .filter(|p| {
+                        let lower = p.to_lowercase();
+                        lower.starts_with(&typed) || lower.contains(&format!("/{typed}"))
+                    })
+                    .take(CompletionInfo::MAX_VALUES)
+                    .collect()
+            }
             _ => Vec::new(),
         };
         Ok(CompleteResult::new(
