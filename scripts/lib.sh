@@ -13,3 +13,10 @@ ensure_wasm_target() {
     rustup target add wasm32-unknown-unknown
   fi
 }
+
+# Builds the release binary (CLI + MCP server) and sets $bin to its path.
+build_cli() {
+  step "building scholia (release, --features mcp)"
+  cargo build --release --features mcp --quiet
+  bin="$CARGO_TARGET_DIR/release/scholia"
+}

@@ -5,9 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
-step "building scholia (release, --features mcp)"
-cargo build --release --features mcp --quiet
-bin="$CARGO_TARGET_DIR/release/scholia"
+build_cli
 
 step "installing the end-to-end test packages (npm ci)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
