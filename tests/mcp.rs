@@ -483,3 +483,62 @@ async fn ranked_search_sees_notes_written_a_moment_ago() {
     assert_eq!(after["results"][0]["path"], "Inbox/Fauna.md");
     assert!(after["results"][0]["snippet"].as_str().unwrap().contains("quokka"));
 }
+
+#[tokio::test]
+async fn lists_files_and_manages_properties_and_tags() {
+    let s = start(false).await;
+    let root = s.ok("obsidian_list_files", json!({"dirPath": "/"})).await;
+    let names: Vec<&str> = root["files"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(names.contains(&"References/") && names.contains(&"Projects/"), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with('.')), "{names:?}");
+    let projects = s.ok("obsidian_list_files", json!({"dirPath": "Projects"})).await;
+    assert_eq!(projects["files"], json!(["Literature review.md"]));
+
+    let props = s.ok("obsidian_get_properties", json!({"filepath": "References/@weber2022seeds.md"})).await;
+    assert_eq!(props["properties"]["citekey"], "weber2022seeds");
+    let got = s
+        .ok(
+            "obsidian_manage_frontmatter",
+            json!({"filePath": "Projects/Literature review.md", "operation": "get", "key": "tags"}),
+        )
+        .await;
+    assert_eq!(got["value"], "project");
+    let before = s.read("Projects/Literature review.md");
+    s.ok("obsidian_manage_frontmatter", json!({"filePath": "Projects/Literature review.md", "operation": "set", "key": "status", "value": "draft"})).await;
+    assert_eq!(
+        s.read("Projects/Literature review.md"),
+        before.replacen("tags: project\n", "tags: project\nstatus: draft\n", 1)
+    );
+    s.ok(
+        "obsidian_manage_frontmatter",
+        json!({"filePath": "Projects/Literature review.md", "operation": "delete", "key": "status"}),
+    )
+    .await;
+    assert_eq!(s.read("Projects/Literature review.md"), before);
+    let err = s
+        .err(
+            "obsidian_manage_frontmatter",
+            json!({"filePath": "Projects/Literature review.md", "operation": "delete", "key": "nope"}),
+        )
+        .await;
+    assert!(err.contains("no frontmatter key"), "{err}");
+
+    let tags = s.ok("obsidian_get_tags", json!({})).await;
+    let find = |name: &str| tags["tags"].as_array().unwrap().iter().find(|t| t["tag"] == name).cloned();
+    assert_eq!(find("spaced-repetition").unwrap()["count"], 4);
+    assert!(
+        find("todo").unwrap()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "Projects/Literature review.md")
+    );
+    let scoped = s.ok("obsidian_get_tags", json!({"path": "Daily"})).await;
+    assert_eq!(scoped["count"], 1);
+    s.ok("create_note", json!({"path": "Inbox/Nested.md", "content": "#area/research/ml and `#notatag`"}))
+        .await;
+    let nested = s.ok("obsidian_get_tags", json!({"path": "Inbox"})).await;
+    let names: Vec<&str> =
+        nested["tags"].as_array().unwrap().iter().map(|t| t["tag"].as_str().unwrap()).collect();
+    assert_eq!(names, ["area", "area/research", "area/research/ml"]);
+}

@@ -218,3 +218,52 @@ pub struct SynthesizePrompt {
     /// The theme to synthesize around (optional).
     pub theme: Option<String>,
 }
+
+/// `obsidian_list_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListFiles {
+    /// Vault-relative folder; `""` or `/` is the vault root.
+    #[serde(rename = "dirPath", alias = "dirpath", alias = "path", default)]
+    pub dir_path: String,
+}
+
+/// `obsidian_get_properties`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetProperties {
+    /// Vault-relative path of the note.
+    #[serde(rename = "filepath", alias = "filePath", alias = "path")]
+    pub filepath: String,
+}
+
+/// `obsidian_manage_frontmatter`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ManageFrontmatter {
+    /// Vault-relative path of the note.
+    #[serde(rename = "filePath", alias = "filepath", alias = "path")]
+    pub file_path: String,
+    /// get, set or delete.
+    pub operation: FrontmatterOperation,
+    /// The frontmatter key, e.g. `status`.
+    pub key: String,
+    /// The value to set (any JSON value; required for set).
+    pub value: Option<Value>,
+}
+
+/// What `obsidian_manage_frontmatter` does.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FrontmatterOperation {
+    /// Read the key.
+    Get,
+    /// Set the key (other keys, their order, comments and quoting stay as they are).
+    Set,
+    /// Remove the key.
+    Delete,
+}
+
+/// `obsidian_get_tags`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetTags {
+    /// Only notes in this folder (vault-relative); default the whole vault.
+    pub path: Option<String>,
+}

@@ -32,8 +32,9 @@ pub enum ConfirmPolicy {
 }
 
 /// The tools that write; `--read-only` removes them.
-pub const WRITE_TOOLS: [&str; 7] = [
+pub const WRITE_TOOLS: [&str; 8] = [
     "obsidian_write_note",
+    "obsidian_manage_frontmatter",
     "create_note",
     "append_to_note",
     "patch_note",
@@ -84,7 +85,8 @@ impl Scholia {
     /// A server over the vault in `settings` (which must be a folder).
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
         let vault = FsVault::open(&settings.config.vault)?;
-        let mut tool_router = Self::annotation_tools() + Self::note_tools() + Self::edit_tools();
+        let mut tool_router =
+            Self::annotation_tools() + Self::note_tools() + Self::edit_tools() + Self::metadata_tools();
         if settings.read_only {
             for name in WRITE_TOOLS {
                 tool_router.remove_route(name);

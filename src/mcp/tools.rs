@@ -587,3 +587,142 @@ impl Scholia {
         PeriodicSettings::from_json(periodic.as_deref(), daily.as_deref()).0
     }
 }
+
+#[tool_router(router = metadata_tools, vis = "pub(super)")]
+impl Scholia {
+    /// List the files and folders directly inside a vault folder (seed 004); folder names end with `/`.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_list_files(&self, Parameters(args): Parameters<ListFiles>) -> Answer {
+        let folder = attempt!(self.folder(Some(&args.dir_path), false));
+        let entries = attempt!(self.vault.list_dir(&folder));
+        let names: Vec<String> = entries
+            .iter()
+            .map(|e| format!("{}{}", e.path.file_name(), if e.is_dir { "/" } else { "" }))
+            .collect();
+        let total = names.len();
+        let (names, truncated) = fit(names, MAX_ANSWER_BYTES - 1024);
+        let mut value = json!({"path": folder.as_str(), "files": names, "count": total});
+        if truncated {
+            value["truncated"] = json!(true);
+            value["hint"] = json!("list a subfolder to see less at once");
+        }
+        Ok(ok(&format!("{total} entries in {folder}"), value))
+    }
+
+    /// Every frontmatter property of a note (seed 004), custom fields included.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_get_properties(&self, Parameters(args): Parameters<GetProperties>) -> Answer {
+        let path = attempt!(self.note_path(&args.filepath));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let fm = Frontmatter::parse(&text);
+        if let Some(problem) = fm.diagnostics.first() {
+            return Ok(fail(format!("{path}: {}", problem.message)));
+        }
+        Ok(ok(&format!("properties of {path}"), json!({"path": path.as_str(), "properties": fm.data})))
+    }
+
+    /// Get, set or delete one frontmatter key of a note without touching the rest of the note: other keys, their order, comments and quoting stay byte-identical; a note without frontmatter gets a block.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_manage_frontmatter(
+        &self,
+        Parameters(args): Parameters<ManageFrontmatter>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_path(&args.file_path));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let fm = Frontmatter::parse(&text);
+        if let Some(problem) = fm.diagnostics.first() {
+            return Ok(fail(format!(
+                "{path}: {}; fix it by hand first so no other key is damaged",
+                problem.message
+            )));
+        }
+        let key = args.key.trim();
+        let new = match args.operation {
+            FrontmatterOperation::Get => {
+                let value = fm.data.get(key).cloned().unwrap_or(Value::Null);
+                return Ok(ok(
+                    &format!("{key} of {path}"),
+                    json!({"path": path.as_str(), "key": key, "value": value}),
+                ));
+            }
+            FrontmatterOperation::Set => {
+                let Some(value) = args.value.as_ref() else {
+                    return Ok(fail("set needs a value"));
+                };
+                attempt!(fm_edit::set(&text, key, value))
+            }
+            FrontmatterOperation::Delete => {
+                let (new, existed) = fm_edit::delete(&text, key);
+                if !existed {
+                    return Ok(fail(format!("{path} has no frontmatter key {key:?}")));
+                }
+                new
+            }
+        };
+        attempt!(path.ensure_writable());
+        attempt!(self.approve(&ctx, false, false, &format!("edit the frontmatter of {path}")).await);
+        attempt!(self.vault.write(&path, &new));
+        let frontmatter = Frontmatter::parse(&new).data;
+        Ok(ok(
+            &format!("updated {key} in {path}"),
+            json!({"path": path.as_str(), "key": key, "frontmatter": frontmatter}),
+        ))
+    }
+
+    /// Tags of the vault (or a folder) with how many notes use each and which: frontmatter and inline tags; a nested tag also counts for its parents (`a/b` counts for `a`).
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_get_tags(&self, Parameters(args): Parameters<GetTags>) -> Answer {
+        let folder = attempt!(self.folder(args.path.as_deref(), false));
+        let mut tags: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+        for meta in attempt!(library::notes(self.vault.as_ref(), &folder)) {
+            let Ok(text) = self.vault.read(&meta.path) else { continue };
+            for tag in Note::parse(&text).tag_names() {
+                let tag = tag.to_lowercase();
+                let mut prefix = String::new();
+                for part in tag.split('/') {
+                    if !prefix.is_empty() {
+                        prefix.push('/');
+                    }
+                    prefix.push_str(part);
+                    let files = tags.entry(prefix.clone()).or_default();
+                    if files.last().map(String::as_str) != Some(meta.path.as_str()) {
+                        files.push(meta.path.as_str().to_string());
+                    }
+                }
+            }
+        }
+        let list: Vec<Value> = tags
+            .into_iter()
+            .map(|(tag, files)| json!({"tag": tag, "count": files.len(), "files": files}))
+            .collect();
+        let total = list.len();
+        let (list, truncated) = fit(list, MAX_ANSWER_BYTES - 1024);
+        let mut value = json!({"tags": list, "count": total});
+        if truncated {
+            value["truncated"] = json!(true);
+            value["hint"] = json!("narrow to a folder with path");
+        }
+        Ok(ok(&format!("{total} tags"), value))
+    }
+}
