@@ -4,6 +4,7 @@ mod annotations;
 mod check;
 mod cli;
 mod example_vault;
+mod graph;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod note;

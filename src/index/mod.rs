@@ -2,6 +2,8 @@
 //! (BM25, note names weighted) without reading every note on every query. Pure over the `Vault`
 //! trait, so the plugin can use it too.
 
+pub mod graph;
+
 use std::collections::{BTreeMap, HashMap};
 
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath};

@@ -1,0 +1,1047 @@
+//! The vault's link and tag graph: every note's links resolved as Obsidian resolves them (with
+//! aliases), backlinks, tags, related notes, a health check ([`Graph::validate`]) and counts.
+//!
+//! Pure over the [`Vault`] trait and kept fresh by modification times, like [`super::TextIndex`].
+//! Every change (a refresh, [`Graph::update_note`], [`Graph::remove_note`]) resolves all links
+//! again when a name may have appeared or disappeared (a file added or removed, an alias changed);
+//! otherwise only the changed note's links and the anchors of links into it are checked again.
+//! Resolving is cheap next to reading and parsing. Results are sorted and never depend on hash order.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::diag::Diagnostic;
+use crate::note::anchor::heading_anchor;
+use crate::note::frontmatter::scalar_string;
+use crate::note::{BlockId, Frontmatter, Heading, Link, LinkKind, LinkResolver, LinkStyle, Note, Resolution};
+use crate::note::{Task, percent_decode};
+use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
+
+/// One note of the graph: what it holds and where its links lead.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphNote {
+    /// Vault-relative path.
+    pub path: VaultPath,
+    /// Last modification, ms since the Unix epoch, as the vault reported it.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: u64,
+    /// The frontmatter mapping (an empty object when missing or unreadable).
+    pub frontmatter: Value,
+    /// Frontmatter `aliases` (or `alias`): a list, or a comma-separated string.
+    pub aliases: Vec<String>,
+    /// Tag names, frontmatter and inline, lowercase, without duplicates, in order of appearance.
+    pub tags: Vec<String>,
+    /// Headings in order.
+    pub headings: Vec<Heading>,
+    /// Block ids (`^id`) in order.
+    pub blocks: Vec<BlockId>,
+    /// Tasks in order.
+    pub tasks: Vec<Task>,
+    /// Links to files in the vault (external links left out): wikilinks in the frontmatter first,
+    /// then the body's links in order.
+    pub links: Vec<GraphLink>,
+    /// Why the frontmatter could not be read, if it could not.
+    pub frontmatter_errors: Vec<Diagnostic>,
+    /// Why the file could not be read at all (not UTF-8, for example), if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+    /// Heading anchors and `^block` ids, lowercase.
+    #[serde(skip)]
+    anchors: HashSet<String>,
+}
+
+/// A link from a note, with what it resolves to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphLink {
+    /// The target as written (before `#`; percent-decoded for Markdown links; `""` for a link
+    /// inside the same note).
+    pub target: String,
+    /// The part after `#`: a heading (`A#B` for nested headings) or a block (`^id`).
+    pub subpath: Option<String>,
+    /// `[[…]]` or `[…](…)`.
+    pub kind: LinkKind,
+    /// Whether it is an embed (`![[…]]`).
+    pub embed: bool,
+    /// 1-based line.
+    pub line: usize,
+    /// Whether it is written in the frontmatter (a property such as `up: "[[Index]]"`).
+    pub in_frontmatter: bool,
+    /// The file it leads to, several when the name is ambiguous, or none.
+    pub resolution: Resolution,
+    /// Whether the `#heading` or `#^block` exists in the target: `None` when the link has no
+    /// subpath or leads to no note.
+    pub anchor_found: Option<bool>,
+}
+
+impl GraphLink {
+    fn new(link: &Link, in_frontmatter: bool, line_offset: usize) -> Self {
+        let subpath = match link.kind {
+            LinkKind::Markdown => link.subpath.as_deref().map(percent_decode),
+            LinkKind::Wiki => link.subpath.clone(),
+        };
+        Self {
+            target: link.target.clone(),
+            subpath,
+            kind: link.kind,
+            embed: link.embed,
+            line: link.line + line_offset,
+            in_frontmatter,
+            resolution: Resolution::Missing,
+            anchor_found: None,
+        }
+    }
+
+    /// The file Obsidian opens for this link (for an ambiguous name, the first candidate).
+    pub fn path(&self) -> Option<&str> {
+        match &self.resolution {
+            Resolution::Resolved(path) => Some(path),
+            Resolution::Ambiguous(paths) => paths.first().map(String::as_str),
+            Resolution::Missing => None,
+        }
+    }
+
+    /// The link as people read it: `target#subpath`.
+    fn shown(&self) -> String {
+        match &self.subpath {
+            Some(sub) => format!("{}#{sub}", self.target),
+            None => self.target.clone(),
+        }
+    }
+}
+
+/// A file of the vault that is not a note (an image, a PDF, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attachment {
+    /// Vault-relative path.
+    pub path: VaultPath,
+    /// Last modification, ms since the Unix epoch.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// A link into a note or file, from another note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Backlink {
+    /// The linking note.
+    pub source: VaultPath,
+    /// 1-based line of the link in the linking note.
+    pub line: usize,
+    /// Whether it is an embed.
+    pub embed: bool,
+    /// The heading or block linked, if any.
+    pub subpath: Option<String>,
+    /// Whether the link's name is ambiguous (this file is the one Obsidian opens).
+    pub ambiguous: bool,
+}
+
+/// A note related to another, with why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Related {
+    /// The related note.
+    pub path: VaultPath,
+    /// Higher is closer: 1 per direct link each way, plus shared tags and shared link targets
+    /// weighted by rarity, plus any text similarity given.
+    pub score: f64,
+    /// Why, in a fixed order: links to, linked from, shared tags, shared links, similar text.
+    pub reasons: Vec<Reason>,
+}
+
+/// One reason two notes are related.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reason {
+    /// The note links to it.
+    LinksTo,
+    /// It links to the note.
+    LinkedFrom,
+    /// Both carry these tags.
+    SharedTags {
+        /// The tags, sorted.
+        tags: Vec<String>,
+    },
+    /// Both link to these notes.
+    SharedLinks {
+        /// The notes linked by both, sorted.
+        notes: Vec<String>,
+    },
+    /// The caller's text similarity.
+    Similar {
+        /// The similarity score given.
+        score: f64,
+    },
+}
+
+/// What kind of problem [`Graph::validate`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IssueKind {
+    /// A link to a note or file that does not exist.
+    BrokenLink,
+    /// An embed of a note or file that does not exist.
+    BrokenEmbed,
+    /// A `#heading` that the target note does not have.
+    MissingHeading,
+    /// A `#^block` id that the target note does not have.
+    MissingBlock,
+    /// A name that several files share; Obsidian opens one of them.
+    AmbiguousLink,
+    /// A note with no links in or out.
+    Orphan,
+    /// An attachment no note links to or embeds.
+    UnusedAttachment,
+    /// A note named like another note in a different folder.
+    DuplicateName,
+    /// Frontmatter that is not a valid YAML mapping.
+    BadFrontmatter,
+    /// A note that could not be read.
+    Unreadable,
+}
+
+/// A problem in the vault, with how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// What kind of problem.
+    pub kind: IssueKind,
+    /// The note (or attachment) it is in.
+    pub path: VaultPath,
+    /// 1-based line (0 when it concerns the whole file).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub suggestion: String,
+}
+
+/// Counts over the vault.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GraphStats {
+    /// Notes (`.md` files).
+    pub notes: usize,
+    /// Other files.
+    pub attachments: usize,
+    /// Links and embeds to files in the vault (external links not counted).
+    pub links: usize,
+    /// Of those, embeds.
+    pub embeds: usize,
+    /// Links and embeds that lead nowhere.
+    pub broken_links: usize,
+    /// Links whose name several files share.
+    pub ambiguous_links: usize,
+    /// Links to a heading or block that does not exist.
+    pub broken_anchors: usize,
+    /// Distinct tags, parents of nested tags included.
+    pub tags: usize,
+    /// Tasks not done (`[ ]`, `[/]`, any status but done and cancelled).
+    pub tasks_open: usize,
+    /// Tasks done (`[x]`).
+    pub tasks_done: usize,
+    /// Tasks cancelled (`[-]`).
+    pub tasks_cancelled: usize,
+    /// Size of every file, notes and attachments.
+    pub bytes: u64,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GraphRefresh {
+    /// Notes read and parsed (new or changed).
+    pub read: usize,
+    /// Files dropped because they are gone (notes and attachments).
+    pub removed: usize,
+    /// Notes in the graph now.
+    pub notes: usize,
+    /// Attachments in the graph now.
+    pub attachments: usize,
+}
+
+/// The link and tag graph of a vault.
+#[derive(Debug, Default)]
+pub struct Graph {
+    notes: BTreeMap<String, GraphNote>,
+    attachments: BTreeMap<String, Attachment>,
+    resolver: LinkResolver,
+    /// Target path → (linking note, index of the link in its `links`), self-links left out.
+    backlinks: HashMap<String, Vec<(String, usize)>>,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The graph of every note and file in `vault`.
+    pub fn build(vault: &dyn Vault) -> Result<Self, VaultError> {
+        let mut graph = Self::new();
+        graph.refresh(vault)?;
+        Ok(graph)
+    }
+
+    /// Brings the graph up to date: reads only notes whose modification time or size changed,
+    /// drops files that are gone, and resolves links again when anything changed.
+    pub fn refresh(&mut self, vault: &dyn Vault) -> Result<GraphRefresh, VaultError> {
+        let files = vault.list(&VaultPath::root())?;
+        let present: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let before = self.notes.len() + self.attachments.len();
+        self.notes.retain(|path, _| present.contains(path.as_str()));
+        self.attachments.retain(|path, _| present.contains(path.as_str()));
+        let mut stats = GraphRefresh {
+            removed: before - self.notes.len() - self.attachments.len(),
+            ..Default::default()
+        };
+        let mut names_changed = stats.removed > 0;
+        let mut changed: Vec<(String, BTreeSet<String>)> = Vec::new();
+        for file in &files {
+            if !file.path.is_markdown() {
+                let attachment =
+                    Attachment { path: file.path.clone(), mtime_ms: file.mtime_ms, size: file.size };
+                names_changed |=
+                    self.attachments.insert(file.path.as_str().to_string(), attachment).is_none();
+                continue;
+            }
+            let key = file.path.as_str();
+            if self.notes.get(key).is_some_and(|n| n.mtime_ms == file.mtime_ms && n.size == file.size) {
+                continue;
+            }
+            let note = match vault.read(&file.path) {
+                Ok(text) => GraphNote::parse(file, &text),
+                Err(VaultError::NotFound { .. }) => continue,
+                Err(err) => GraphNote::unreadable(file, &err),
+            };
+            stats.read += 1;
+            match self.put(note) {
+                Some(old_targets) => changed.push((key.to_string(), old_targets)),
+                None => names_changed = true,
+            }
+        }
+        if names_changed {
+            self.relink_all();
+        } else {
+            for (key, old_targets) in changed {
+                self.relink_one(&key, &old_targets);
+            }
+        }
+        stats.notes = self.notes.len();
+        stats.attachments = self.attachments.len();
+        Ok(stats)
+    }
+
+    /// Puts the note at `meta.path` with `text` into the graph (added or changed), as a file
+    /// watcher would report it; a path that is not Markdown is recorded as an attachment and
+    /// `text` ignored. Hidden paths (any part starting with `.`) are ignored, as in listings.
+    pub fn update_note(&mut self, meta: &FileMeta, text: &str) {
+        let key = meta.path.as_str();
+        if meta.path.is_hidden() || meta.path.is_root() {
+            return;
+        }
+        if !meta.path.is_markdown() {
+            let attachment = Attachment { path: meta.path.clone(), mtime_ms: meta.mtime_ms, size: meta.size };
+            if self.attachments.insert(key.to_string(), attachment).is_none() {
+                self.relink_all();
+            }
+            return;
+        }
+        match self.put(GraphNote::parse(meta, text)) {
+            Some(old_targets) => self.relink_one(key, &old_targets),
+            None => self.relink_all(),
+        }
+    }
+
+    /// Stores `note`; returns the files its previous version linked to when no name appeared or
+    /// disappeared (the note is not new and its aliases are the same), else `None`.
+    fn put(&mut self, note: GraphNote) -> Option<BTreeSet<String>> {
+        let aliases = note.aliases.clone();
+        let old = self.notes.insert(note.path.as_str().to_string(), note)?;
+        (old.aliases == aliases)
+            .then(|| old.links.iter().filter_map(GraphLink::path).map(String::from).collect())
+    }
+
+    /// Drops the note or attachment at `path`; returns whether it was there.
+    pub fn remove_note(&mut self, path: &VaultPath) -> bool {
+        let key = path.as_str();
+        let removed = self.notes.remove(key).is_some() || self.attachments.remove(key).is_some();
+        if removed {
+            self.relink_all();
+        }
+        removed
+    }
+
+    /// The note at `path`.
+    pub fn note(&self, path: &VaultPath) -> Option<&GraphNote> {
+        self.notes.get(path.as_str())
+    }
+
+    /// Every note, sorted by path.
+    pub fn notes(&self) -> impl Iterator<Item = &GraphNote> {
+        self.notes.values()
+    }
+
+    /// Every attachment, sorted by path.
+    pub fn attachments(&self) -> impl Iterator<Item = &Attachment> {
+        self.attachments.values()
+    }
+
+    /// The resolver over the vault's files and aliases, as the graph last built it.
+    pub fn resolver(&self) -> &LinkResolver {
+        &self.resolver
+    }
+
+    /// The links from the note at `path` (empty when there is no such note), in note order.
+    pub fn outgoing(&self, path: &VaultPath) -> &[GraphLink] {
+        self.notes.get(path.as_str()).map_or(&[], |n| &n.links)
+    }
+
+    /// The links into the note or file at `path` from other notes, by linking note then line.
+    pub fn backlinks(&self, path: &VaultPath) -> Vec<Backlink> {
+        let Some(sources) = self.backlinks.get(path.as_str()) else { return Vec::new() };
+        sources
+            .iter()
+            .filter_map(|(source, i)| {
+                let note = self.notes.get(source)?;
+                let link = note.links.get(*i)?;
+                Some(Backlink {
+                    source: note.path.clone(),
+                    line: link.line,
+                    embed: link.embed,
+                    subpath: link.subpath.clone(),
+                    ambiguous: matches!(link.resolution, Resolution::Ambiguous(_)),
+                })
+            })
+            .collect()
+    }
+
+    /// Every tag with how many notes carry it; a nested tag counts for its parents too (`a/b`
+    /// counts for `a`), once per note.
+    pub fn tags(&self) -> BTreeMap<String, usize> {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut prefixes: Vec<&str> = Vec::new();
+        for note in self.notes.values() {
+            prefixes.clear();
+            prefixes.extend(note.tags.iter().flat_map(|t| tag_and_parents(t)));
+            prefixes.sort_unstable();
+            prefixes.dedup();
+            for tag in &prefixes {
+                *counts.entry(tag).or_default() += 1;
+            }
+        }
+        counts.into_iter().map(|(tag, n)| (tag.to_string(), n)).collect()
+    }
+
+    /// The notes carrying `tag` (with or without `#`, any case) or a tag nested under it, sorted.
+    pub fn notes_with_tag(&self, tag: &str) -> Vec<&VaultPath> {
+        let tag = tag.trim().trim_start_matches('#').to_lowercase();
+        let nested = format!("{tag}/");
+        self.notes
+            .values()
+            .filter(|n| n.tags.iter().any(|t| *t == tag || t.starts_with(&nested)))
+            .map(|n| &n.path)
+            .collect()
+    }
+
+    /// The `limit` notes most related to the note at `path` by links and tags, best first.
+    pub fn related(&self, path: &VaultPath, limit: usize) -> Vec<Related> {
+        self.related_with(path, limit, |_| 0.0)
+    }
+
+    /// Like [`Graph::related`], adding `similarity(other)` (for example a text-search score; 0 for
+    /// none) to each other note's score.
+    pub fn related_with(
+        &self,
+        path: &VaultPath,
+        limit: usize,
+        similarity: impl Fn(&VaultPath) -> f64,
+    ) -> Vec<Related> {
+        let key = path.as_str();
+        let Some(note) = self.notes.get(key) else { return Vec::new() };
+        let mut acc: BTreeMap<&str, Closeness> = BTreeMap::new();
+        let targets: BTreeSet<&str> = note
+            .links
+            .iter()
+            .filter_map(GraphLink::path)
+            .filter(|p| *p != key && self.notes.contains_key(*p))
+            .collect();
+        for &target in &targets {
+            acc.entry(target).or_default().links_to = true;
+            for (source, _) in self.backlinks.get(target).into_iter().flatten() {
+                if source != key {
+                    acc.entry(source).or_default().shared_links.insert(target);
+                }
+            }
+        }
+        for (source, _) in self.backlinks.get(key).into_iter().flatten() {
+            acc.entry(source).or_default().linked_from = true;
+        }
+        self.add_shared_tags(note, &mut acc);
+        for other in self.notes.values().filter(|n| n.path != *path) {
+            let score = similarity(&other.path);
+            if score > 0.0 {
+                acc.entry(other.path.as_str()).or_default().similar = Some(score);
+            }
+        }
+        let mut out: Vec<Related> = acc
+            .into_iter()
+            .filter_map(|(p, c)| Some(c.into_related(&self.notes.get(p)?.path, |t| self.in_degree(t))))
+            .collect();
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+        out.truncate(limit);
+        out
+    }
+
+    fn add_shared_tags<'a>(&'a self, note: &GraphNote, acc: &mut BTreeMap<&'a str, Closeness<'a>>) {
+        if note.tags.is_empty() {
+            return;
+        }
+        let mut carried: HashMap<&str, usize> = HashMap::new();
+        for other in self.notes.values() {
+            for tag in other.tags.iter().filter(|t| note.tags.contains(t)) {
+                *carried.entry(tag).or_default() += 1;
+            }
+        }
+        for (key, other) in &self.notes {
+            if other.path == note.path {
+                continue;
+            }
+            for tag in other.tags.iter().filter(|t| note.tags.contains(t)) {
+                acc.entry(key)
+                    .or_default()
+                    .shared_tags
+                    .push((tag, carried.get(tag.as_str()).copied().unwrap_or(1)));
+            }
+        }
+    }
+
+    fn in_degree(&self, path: &str) -> usize {
+        self.backlinks.get(path).map_or(0, Vec::len)
+    }
+
+    /// Every problem found: broken links and embeds, missing headings and blocks, ambiguous links,
+    /// orphans, unused attachments, duplicate note names, unreadable frontmatter or files. Each
+    /// with a suggestion; sorted by path, line and kind.
+    pub fn validate(&self) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        let mut suggest = Suggester::new(self);
+        for note in self.notes.values() {
+            for link in &note.links {
+                self.link_issues(note, link, &mut suggest, &mut issues);
+            }
+            for diag in &note.frontmatter_errors {
+                issues.push(Issue {
+                    kind: IssueKind::BadFrontmatter,
+                    path: note.path.clone(),
+                    line: diag.line,
+                    message: diag.message.clone(),
+                    suggestion: "fix the YAML between the `---` lines (quote values that contain `:` or \
+                                 `#`, close brackets and quotes); until then its properties, tags and \
+                                 aliases are ignored"
+                        .into(),
+                });
+            }
+            if let Some(why) = &note.unreadable {
+                issues.push(Issue {
+                    kind: IssueKind::Unreadable,
+                    path: note.path.clone(),
+                    line: 0,
+                    message: why.clone(),
+                    suggestion: "save the note as UTF-8 text".into(),
+                });
+            }
+        }
+        self.orphan_issues(&mut issues);
+        self.duplicate_issues(&mut issues);
+        issues.sort_by(|a, b| (&a.path, a.line, a.kind).cmp(&(&b.path, b.line, b.kind)));
+        issues
+    }
+
+    /// Counts over the vault.
+    pub fn stats(&self) -> GraphStats {
+        let mut stats = GraphStats {
+            notes: self.notes.len(),
+            attachments: self.attachments.len(),
+            tags: self.tags().len(),
+            bytes: self.attachments.values().map(|a| a.size).sum(),
+            ..GraphStats::default()
+        };
+        for note in self.notes.values() {
+            stats.bytes += note.size;
+            for link in &note.links {
+                stats.links += 1;
+                stats.embeds += usize::from(link.embed);
+                stats.broken_links += usize::from(link.resolution == Resolution::Missing);
+                stats.ambiguous_links += usize::from(matches!(link.resolution, Resolution::Ambiguous(_)));
+                stats.broken_anchors += usize::from(link.anchor_found == Some(false));
+            }
+            for task in &note.tasks {
+                match task.status {
+                    'x' | 'X' => stats.tasks_done += 1,
+                    '-' => stats.tasks_cancelled += 1,
+                    _ => stats.tasks_open += 1,
+                }
+            }
+        }
+        stats
+    }
+
+    /// Rebuilds the resolver and resolves every link again.
+    fn relink_all(&mut self) {
+        let paths = self.notes.keys().chain(self.attachments.keys()).cloned();
+        let mut resolver = LinkResolver::new(paths);
+        for (path, note) in &self.notes {
+            resolver.add_aliases(path, note.aliases.iter().map(String::as_str));
+        }
+        self.resolver = resolver;
+        let resolved: Vec<Vec<(Resolution, Option<bool>)>> =
+            self.notes.iter().map(|(path, note)| self.resolve_links(path, note)).collect();
+        for (note, links) in self.notes.values_mut().zip(resolved) {
+            for (link, (resolution, anchor)) in note.links.iter_mut().zip(links) {
+                link.resolution = resolution;
+                link.anchor_found = anchor;
+            }
+        }
+        self.index_backlinks();
+    }
+
+    /// Resolves the links of the note at `key` again, updates the backlinks its links give (it
+    /// linked to `old_targets` before) and checks the anchors of links into it: enough when no
+    /// name appeared or disappeared.
+    fn relink_one(&mut self, key: &str, old_targets: &BTreeSet<String>) {
+        let Some(note) = self.notes.get(key) else { return };
+        let resolved = self.resolve_links(key, note);
+        let Some(note) = self.notes.get_mut(key) else { return };
+        for (link, (resolution, anchor)) in note.links.iter_mut().zip(resolved) {
+            link.resolution = resolution;
+            link.anchor_found = anchor;
+        }
+        for target in old_targets {
+            if let Some(sources) = self.backlinks.get_mut(target) {
+                sources.retain(|(source, _)| source != key);
+                if sources.is_empty() {
+                    self.backlinks.remove(target);
+                }
+            }
+        }
+        for (i, link) in note.links.iter().enumerate() {
+            if let Some(target) = link.path().filter(|t| *t != key) {
+                let sources = self.backlinks.entry(target.to_string()).or_default();
+                let at = sources.partition_point(|(s, j)| (s.as_str(), *j) < (key, i));
+                sources.insert(at, (key.to_string(), i));
+            }
+        }
+        let Some(target) = self.notes.get(key) else { return };
+        let incoming = self.backlinks.get(key).map_or(&[][..], Vec::as_slice);
+        let checked: Vec<Option<bool>> = incoming
+            .iter()
+            .map(|(source, i)| {
+                let link = self.notes.get(source)?.links.get(*i)?;
+                link.subpath.as_deref().map(|s| target.has_anchor(s))
+            })
+            .collect();
+        for ((source, i), anchor) in incoming.iter().zip(checked) {
+            if let Some(link) = self.notes.get_mut(source).and_then(|n| n.links.get_mut(*i)) {
+                link.anchor_found = anchor;
+            }
+        }
+    }
+
+    fn resolve_links(&self, from: &str, note: &GraphNote) -> Vec<(Resolution, Option<bool>)> {
+        note.links
+            .iter()
+            .map(|link| {
+                let target: std::borrow::Cow<str> = if link.target.is_ascii() {
+                    (&*link.target).into()
+                } else {
+                    link.target.nfc().collect::<String>().into()
+                };
+                let resolution = self.resolver.resolve(&target, Some(from));
+                let anchor = link.subpath.as_deref().and_then(|sub| {
+                    let path = match &resolution {
+                        Resolution::Resolved(p) => p,
+                        Resolution::Ambiguous(paths) => paths.first()?,
+                        Resolution::Missing => return None,
+                    };
+                    let target = if path == from { note } else { self.notes.get(path)? };
+                    Some(target.has_anchor(sub))
+                });
+                (resolution, anchor)
+            })
+            .collect()
+    }
+
+    fn index_backlinks(&mut self) {
+        let mut index: HashMap<String, Vec<(String, usize)>> = HashMap::new();
+        for (source, note) in &self.notes {
+            for (i, link) in note.links.iter().enumerate() {
+                if let Some(target) = link.path().filter(|t| *t != source) {
+                    index.entry(target.to_string()).or_default().push((source.clone(), i));
+                }
+            }
+        }
+        self.backlinks = index;
+    }
+
+    fn link_issues(&self, note: &GraphNote, link: &GraphLink, suggest: &mut Suggester, out: &mut Vec<Issue>) {
+        let issue = |kind, message: String, suggestion: String| Issue {
+            kind,
+            path: note.path.clone(),
+            line: link.line,
+            message,
+            suggestion,
+        };
+        let shown = link.shown();
+        let what = if link.embed { "embed" } else { "link" };
+        match &link.resolution {
+            Resolution::Missing => {
+                let file = is_attachment_name(&link.target);
+                let kind = if link.embed { IssueKind::BrokenEmbed } else { IssueKind::BrokenLink };
+                let noun = if file { "file" } else { "note" };
+                let message = format!("the {what} to `{shown}` leads to no {noun} in the vault");
+                let suggestion = match suggest.closest(&link.target, file) {
+                    Some(path) => {
+                        let text =
+                            self.resolver.link_text(path, Some(note.path.as_str()), LinkStyle::Shortest);
+                        format!("did you mean [[{text}]]? fix the {what}, or create `{}`", link.target)
+                    }
+                    None if file => format!("add `{}` to the vault, or remove the {what}", link.target),
+                    None => format!("create the note `{}`, or remove the {what}", link.target),
+                };
+                out.push(issue(kind, message, suggestion));
+            }
+            Resolution::Ambiguous(paths) => {
+                let message = format!(
+                    "`{}` names {} files ({}); Obsidian opens {}",
+                    link.target,
+                    paths.len(),
+                    paths.join(", "),
+                    paths.first().map_or("", String::as_str)
+                );
+                let choices: Vec<String> = paths
+                    .iter()
+                    .map(|p| {
+                        format!("[[{}]]", VaultPath::new(p).map_or(p.clone(), |v| v.without_md().into()))
+                    })
+                    .collect();
+                out.push(issue(
+                    IssueKind::AmbiguousLink,
+                    message,
+                    format!("write the folder to choose one: {}", choices.join(" or ")),
+                ));
+            }
+            Resolution::Resolved(_) => {}
+        }
+        if link.anchor_found == Some(false)
+            && let (Some(sub), Some(target)) = (&link.subpath, link.path().and_then(|p| self.notes.get(p)))
+        {
+            let (kind, message, suggestion) = anchor_issue(sub, target);
+            out.push(issue(kind, format!("the {what} to `{shown}`: {message}"), suggestion));
+        }
+    }
+
+    fn orphan_issues(&self, out: &mut Vec<Issue>) {
+        for (key, note) in &self.notes {
+            let links_out = note.links.iter().any(|l| l.path().is_some_and(|p| p != key));
+            if links_out || self.backlinks.contains_key(key) {
+                continue;
+            }
+            let suggestion = match self.related(&note.path, 1).first() {
+                Some(r) => format!(
+                    "link it from a related note such as [[{}]], or from an index note",
+                    self.resolver.link_text(r.path.as_str(), None, LinkStyle::Shortest)
+                ),
+                None => "link it from an index note, or link from it to what it is about".into(),
+            };
+            out.push(Issue {
+                kind: IssueKind::Orphan,
+                path: note.path.clone(),
+                line: 0,
+                message: "no note links here and it links to no other file".into(),
+                suggestion,
+            });
+        }
+        for (key, attachment) in &self.attachments {
+            if !self.backlinks.contains_key(key) {
+                out.push(Issue {
+                    kind: IssueKind::UnusedAttachment,
+                    path: attachment.path.clone(),
+                    line: 0,
+                    message: "no note links to or embeds this file".into(),
+                    suggestion: format!(
+                        "embed it where it belongs (![[{}]]), or delete it if it is not needed",
+                        attachment.path.file_name()
+                    ),
+                });
+            }
+        }
+    }
+
+    fn duplicate_issues(&self, out: &mut Vec<Issue>) {
+        let mut by_name: BTreeMap<String, Vec<&VaultPath>> = BTreeMap::new();
+        for note in self.notes.values() {
+            by_name.entry(note.path.stem().to_lowercase()).or_default().push(&note.path);
+        }
+        for paths in by_name.values().filter(|p| p.len() > 1) {
+            for path in paths {
+                let others: Vec<&str> = paths.iter().filter(|p| *p != path).map(|p| p.as_str()).collect();
+                out.push(Issue {
+                    kind: IssueKind::DuplicateName,
+                    path: (*path).clone(),
+                    line: 0,
+                    message: format!("`{}` is also the name of {}", path.stem(), others.join(", ")),
+                    suggestion: format!(
+                        "rename one of them, or link with the folder ([[{}]]) so links are not ambiguous",
+                        path.without_md()
+                    ),
+                });
+            }
+        }
+    }
+}
+
+impl GraphNote {
+    fn parse(meta: &FileMeta, text: &str) -> Self {
+        let note = Note::parse(text);
+        let mut tags: Vec<String> = Vec::new();
+        for tag in note.tag_names() {
+            let tag = tag.to_lowercase();
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+        let mut links = frontmatter_links(text, &note.frontmatter);
+        links.extend(note.links.iter().filter(|l| !l.external).map(|l| GraphLink::new(l, false, 0)));
+        Self {
+            path: meta.path.clone(),
+            mtime_ms: meta.mtime_ms,
+            size: meta.size,
+            aliases: aliases(&note.frontmatter),
+            anchors: note.anchors().into_iter().map(|a| a.to_lowercase()).collect(),
+            frontmatter_errors: note.frontmatter.diagnostics.clone(),
+            frontmatter: Value::Object(note.frontmatter.data),
+            tags,
+            headings: note.headings,
+            blocks: note.blocks,
+            tasks: note.tasks,
+            links,
+            unreadable: None,
+        }
+    }
+
+    fn unreadable(meta: &FileMeta, err: &VaultError) -> Self {
+        let mut note = Self::parse(meta, "");
+        note.unreadable = Some(err.to_string());
+        note
+    }
+
+    /// Whether `subpath` (`Heading`, `A#B`, `^block`) names something in this note.
+    fn has_anchor(&self, subpath: &str) -> bool {
+        if let Some(id) = subpath.strip_prefix('^') {
+            return self.anchors.contains(&format!("^{}", id.trim().to_lowercase()));
+        }
+        subpath
+            .split('#')
+            .filter(|part| !part.trim().is_empty())
+            .all(|part| self.anchors.contains(&heading_anchor(part).to_lowercase()))
+    }
+}
+
+/// Wikilinks written in the frontmatter's YAML, with their lines in the note.
+fn frontmatter_links(text: &str, frontmatter: &Frontmatter) -> Vec<GraphLink> {
+    let Some(block) = &frontmatter.block else { return Vec::new() };
+    let yaml = &text[block.yaml.clone()];
+    if !yaml.contains("[[") {
+        return Vec::new();
+    }
+    let offset = memchr::memchr_iter(b'\n', &text.as_bytes()[..block.yaml.start]).count();
+    Note::parse(yaml)
+        .links
+        .iter()
+        .filter(|l| l.kind == LinkKind::Wiki)
+        .map(|l| GraphLink::new(l, true, offset))
+        .collect()
+}
+
+/// Frontmatter `aliases` or `alias`: a list, or a comma-separated string.
+fn aliases(frontmatter: &Frontmatter) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for key in ["aliases", "alias"] {
+        let values: Vec<String> = match frontmatter.get_ci(key) {
+            Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
+            Some(value) => {
+                scalar_string(value).map_or_else(Vec::new, |s| s.split(',').map(String::from).collect())
+            }
+            None => Vec::new(),
+        };
+        for alias in values {
+            let alias = alias.trim();
+            if !alias.is_empty() && !out.iter().any(|a| a == alias) {
+                out.push(alias.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `a/b/c`, then `a/b`, then `a`.
+fn tag_and_parents(tag: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(tag).chain(tag.match_indices('/').map(|(i, _)| &tag[..i]))
+}
+
+/// Whether a link target names a file other than a note (`pic.png`, `paper.pdf`).
+fn is_attachment_name(target: &str) -> bool {
+    let name = target.rsplit('/').next().unwrap_or(target);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && !ext.eq_ignore_ascii_case("md")
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
+/// What is wrong with a link's `#subpath` into `target`, and the closest thing that exists.
+fn anchor_issue(subpath: &str, target: &GraphNote) -> (IssueKind, String, String) {
+    let name = target.path.without_md();
+    if let Some(id) = subpath.strip_prefix('^') {
+        let ids = target.blocks.iter().map(|b| b.id.as_str());
+        let suggestion = match closest(id, ids) {
+            Some(near) => {
+                format!("did you mean `#^{near}`? fix the link, or add ` ^{id}` after the block in {name}")
+            }
+            None => {
+                format!("add ` ^{id}` at the end of the block in {name}, or remove `#^{id}` from the link")
+            }
+        };
+        return (IssueKind::MissingBlock, format!("{name} has no block `^{id}`"), suggestion);
+    }
+    let last = subpath.rsplit('#').next().unwrap_or(subpath);
+    let suggestion = match closest(last, target.headings.iter().map(|h| h.anchor.as_str())) {
+        Some(near) => format!("did you mean `#{near}`? fix the link, or add the heading `{last}` to {name}"),
+        None => format!("add the heading `{last}` to {name}, or remove `#{subpath}` from the link"),
+    };
+    (IssueKind::MissingHeading, format!("{name} has no heading `{subpath}`"), suggestion)
+}
+
+/// The candidate closest to `word` by edit distance (case-insensitive), if any is close enough:
+/// at most a third of the word's length, and at least one edit.
+fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let word: Vec<char> = word.to_lowercase().chars().collect();
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let chars: Vec<char> = candidate.to_lowercase().chars().collect();
+        let max = best.map_or((word.len() / 3).max(1), |(d, _)| d.saturating_sub(1));
+        if let Some(d) = edit_distance(&word, &chars, max)
+            && best.is_none_or(|(b, _)| d < b)
+        {
+            best = Some((d, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance between `a` and `b` if it is at most `max`.
+fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        if cur.iter().min().is_some_and(|&m| m > max) {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Some(prev[b.len()]).filter(|&d| d <= max)
+}
+
+/// Names of the vault's notes (with their aliases) and attachments, for "did you mean" answers;
+/// each missing target is looked up once.
+struct Suggester<'a> {
+    /// (name or alias, note path), sorted by path.
+    notes: Vec<(&'a str, &'a str)>,
+    /// (file name, path), sorted by path.
+    files: Vec<(&'a str, &'a str)>,
+    seen: HashMap<(bool, String), Option<&'a str>>,
+}
+
+impl<'a> Suggester<'a> {
+    fn new(graph: &'a Graph) -> Self {
+        let notes = graph
+            .notes
+            .iter()
+            .flat_map(|(key, n)| {
+                std::iter::once(n.path.stem())
+                    .chain(n.aliases.iter().map(String::as_str))
+                    .map(move |name| (name, key.as_str()))
+            })
+            .collect();
+        let files = graph.attachments.iter().map(|(key, a)| (a.path.file_name(), key.as_str())).collect();
+        Self { notes, files, seen: HashMap::new() }
+    }
+
+    /// The path of the note (or, for `file`, attachment) whose name is closest to `target`'s.
+    fn closest(&mut self, target: &str, file: bool) -> Option<&'a str> {
+        let name = target.rsplit('/').next().unwrap_or(target);
+        let name = if file { name } else { name.strip_suffix(".md").unwrap_or(name) };
+        if name.is_empty() {
+            return None;
+        }
+        let names = if file { &self.files } else { &self.notes };
+        *self.seen.entry((file, name.to_lowercase())).or_insert_with(|| {
+            let found = closest(name, names.iter().map(|(n, _)| *n))?;
+            names.iter().find(|(n, _)| *n == found).map(|(_, p)| *p)
+        })
+    }
+}
+
+/// How two notes are related, gathered before scoring.
+#[derive(Default)]
+struct Closeness<'a> {
+    links_to: bool,
+    linked_from: bool,
+    /// (tag, how many notes carry it).
+    shared_tags: Vec<(&'a str, usize)>,
+    shared_links: BTreeSet<&'a str>,
+    similar: Option<f64>,
+}
+
+impl Closeness<'_> {
+    /// Scores: 1 per direct link each way; per shared tag or shared link target, 1 / ln(1 + n)
+    /// where n is how many notes carry the tag or link to the target (rarer counts more).
+    fn into_related(self, path: &VaultPath, in_degree: impl Fn(&str) -> usize) -> Related {
+        let rarity = |n: usize| 1.0 / ((1 + n.max(1)) as f64).ln();
+        let mut score = 0.0;
+        let mut reasons = Vec::new();
+        if self.links_to {
+            score += 1.0;
+            reasons.push(Reason::LinksTo);
+        }
+        if self.linked_from {
+            score += 1.0;
+            reasons.push(Reason::LinkedFrom);
+        }
+        if !self.shared_tags.is_empty() {
+            score += self.shared_tags.iter().map(|(_, n)| rarity(*n)).sum::<f64>();
+            let mut tags: Vec<String> = self.shared_tags.iter().map(|(t, _)| t.to_string()).collect();
+            tags.sort();
+            reasons.push(Reason::SharedTags { tags });
+        }
+        if !self.shared_links.is_empty() {
+            score += self.shared_links.iter().map(|t| rarity(in_degree(t))).sum::<f64>();
+            reasons.push(Reason::SharedLinks {
+                notes: self.shared_links.iter().map(|t| t.to_string()).collect(),
+            });
+        }
+        if let Some(s) = self.similar {
+            score += s;
+            reasons.push(Reason::Similar { score: s });
+        }
+        Related { path: path.clone(), score, reasons }
+    }
+}
