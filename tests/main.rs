@@ -7,5 +7,6 @@ mod example_vault;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod note;
+mod rewrite;
 mod synthesis;
 mod vault;
