@@ -8,5 +8,6 @@ mod graph;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod note;
+mod rewrite;
 mod synthesis;
 mod vault;

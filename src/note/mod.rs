@@ -12,6 +12,7 @@ mod inline;
 mod model;
 mod parse;
 pub mod resolve;
+pub mod rewrite;
 mod yaml;
 
 pub use edit::{EditError, Operation, PatchOptions, Patched, Target, find_heading, patch};
