@@ -4,13 +4,16 @@
 //! (serde-wasm-bindgen's JSON-compatible serializer) or throws a JS `Error` whose message says
 //! what was wrong. No text offsets cross this boundary.
 
+use std::collections::BTreeMap;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::annotations::{self, ColorMap, ParseOptions, PrefixTable};
+use crate::note::Note;
 use crate::synthesis::{self, GroupTitles, RenderOptions, SourceNote};
-use crate::vault::naming;
+use crate::vault::{VaultPath, naming};
 
 /// Installs the panic hook, so a bug shows a Rust message in the console instead of "unreachable".
 #[wasm_bindgen(start)]
@@ -25,8 +28,17 @@ struct Settings {
     colors: Option<ColorMap>,
     prefixes: Option<PrefixTable>,
     titles: Option<GroupTitles>,
+    /// The `created` date of written notes, `YYYY-MM-DD`.
     date: Option<String>,
+    /// The date as file names write it (`{{date}}` in name patterns), in the user's format.
+    name_date: Option<String>,
     theme: Option<String>,
+    /// Where the plugin looks for annotation notes and writes results (checked by
+    /// `validateSettings` only; the plugin does the looking and writing).
+    annotations_folder: Option<String>,
+    synthesis_folder: Option<String>,
+    summary_pattern: Option<String>,
+    synthesis_pattern: Option<String>,
 }
 
 impl Settings {
@@ -43,6 +55,10 @@ impl Settings {
             titles: self.titles.clone().unwrap_or_default(),
             theme: self.theme.clone().filter(|t| !t.trim().is_empty()),
         }
+    }
+
+    fn name_date(&self) -> String {
+        self.name_date.clone().or_else(|| self.date.clone()).unwrap_or_default()
     }
 }
 
@@ -87,16 +103,33 @@ pub fn is_annotation_note(text: &str, settings: JsValue) -> Result<bool, JsError
     Ok(annotations::is_annotation_note(text, &settings.parse_options()))
 }
 
-/// The summary of one note `{text, path, link}`, as Markdown.
+/// A rendered note and the variables its name pattern may use.
+#[derive(Serialize)]
+struct Rendered {
+    markdown: String,
+    title: String,
+    vars: BTreeMap<&'static str, String>,
+}
+
+/// The summary of one note `{text, path, link}`: `{markdown, title, vars: {title, citekey, date}}`.
 #[wasm_bindgen]
-pub fn summarize(note: JsValue, settings: JsValue) -> Result<String, JsError> {
+pub fn summarize(note: JsValue, settings: JsValue) -> Result<JsValue, JsError> {
     let settings: Settings = from_js(settings, "settings")?;
     let note: NoteInput = serde_wasm_bindgen::from_value(note)
         .map_err(|e| JsError::new(&format!("the note is not valid: {e}")))?;
-    Ok(synthesis::summarize(&source(note, &settings), &settings.render_options()))
+    let source = source(note, &settings);
+    let markdown = synthesis::summarize(&source, &settings.render_options());
+    let title = source.doc.title.clone();
+    let vars = BTreeMap::from([
+        ("title", title.clone()),
+        ("citekey", source.doc.citekey.clone()),
+        ("date", settings.name_date()),
+    ]);
+    to_js(&Rendered { markdown, title, vars })
 }
 
-/// The synthesis of notes `[{text, path, link}]`: `{markdown, title}` (the title names the note).
+/// The synthesis of notes `[{text, path, link}]`: `{markdown, title, vars: {theme, date}}` (the
+/// title, the theme the synthesis is about, names the note).
 #[wasm_bindgen]
 pub fn synthesize(notes: JsValue, settings: JsValue) -> Result<JsValue, JsError> {
     let settings: Settings = from_js(settings, "settings")?;
@@ -106,7 +139,39 @@ pub fn synthesize(notes: JsValue, settings: JsValue) -> Result<JsValue, JsError>
     let render = settings.render_options();
     let markdown = synthesis::synthesize(&sources, &render).map_err(|e| JsError::new(&e.to_string()))?;
     let title = synthesis::synthesis_title(&sources, &render);
-    to_js(&serde_json::json!({"markdown": markdown, "title": title}))
+    let vars = BTreeMap::from([("theme", title.clone()), ("date", settings.name_date())]);
+    to_js(&Rendered { markdown, title, vars })
+}
+
+/// What the picker shows of a note: `{isAnnotation, citekey, title, tags, annotations}` (the
+/// number of annotations).
+#[wasm_bindgen(js_name = describeNote)]
+pub fn describe_note(text: &str, path: &str, settings: JsValue) -> Result<JsValue, JsError> {
+    let settings: Settings = from_js(settings, "settings")?;
+    let options = settings.parse_options();
+    let is_annotation = annotations::is_annotation_note(text, &options);
+    let doc = annotations::parse(text, path, &options);
+    to_js(&serde_json::json!({
+        "isAnnotation": is_annotation,
+        "citekey": doc.citekey,
+        "title": doc.title,
+        "tags": doc.tags,
+        "annotations": doc.annotations.len(),
+    }))
+}
+
+/// The links of a Markdown text (an editor selection): `[{target, subpath, embed}]`, links into
+/// the vault only, in order. Links inside code are not links.
+#[wasm_bindgen(js_name = noteLinks)]
+pub fn note_links(text: &str) -> Result<JsValue, JsError> {
+    let note = Note::parse(text);
+    let links: Vec<serde_json::Value> = note
+        .links
+        .iter()
+        .filter(|l| !l.external)
+        .map(|l| serde_json::json!({"target": l.target, "subpath": l.subpath, "embed": l.embed}))
+        .collect();
+    to_js(&links)
 }
 
 /// The vault path for a new result note: `pattern` filled from `vars` (`{title, citekey, theme,
@@ -118,7 +183,7 @@ pub fn result_path(
     vars: JsValue,
     existing: Vec<String>,
 ) -> Result<String, JsError> {
-    let vars: std::collections::BTreeMap<String, String> = from_js(vars, "the name variables")?;
+    let vars: BTreeMap<String, String> = from_js(vars, "the name variables")?;
     let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let taken: std::collections::HashSet<String> = existing.iter().map(|p| p.to_lowercase()).collect();
     let path = naming::result_path(folder, pattern, &pairs, |p| taken.contains(&p.as_str().to_lowercase()))
@@ -130,7 +195,35 @@ pub fn result_path(
 #[wasm_bindgen(js_name = validateSettings)]
 pub fn validate_settings(settings: JsValue) -> Result<Vec<String>, JsError> {
     let settings: Settings = from_js(settings, "settings")?;
-    Ok(settings.colors.map(|c| c.validate()).unwrap_or_default())
+    let mut problems = settings.colors.as_ref().map(ColorMap::validate).unwrap_or_default();
+    for (what, folder, write) in [
+        ("annotations folder", &settings.annotations_folder, false),
+        ("synthesis folder", &settings.synthesis_folder, true),
+    ] {
+        let Some(folder) = folder else { continue };
+        match VaultPath::new(folder) {
+            Err(e) => problems.push(format!("{what}: {e}")),
+            Ok(path) if write && path.is_protected() => problems.push(format!(
+                "{what}: {folder} is inside .obsidian, .git or .trash, where Scholia never writes; choose another folder"
+            )),
+            Ok(_) => {}
+        }
+    }
+    for (what, pattern) in
+        [("summary name", &settings.summary_pattern), ("synthesis name", &settings.synthesis_pattern)]
+    {
+        if pattern.as_deref().is_some_and(|p| p.trim().is_empty()) {
+            problems.push(format!("{what}: the pattern is empty; for example {}", naming::SUMMARY_PATTERN));
+        }
+    }
+    if let Some(prefixes) = &settings.prefixes {
+        for (i, entry) in prefixes.entries.iter().enumerate() {
+            if entry.prefix.trim().is_empty() {
+                problems.push(format!("comment prefix row {}: the prefix is empty", i + 1));
+            }
+        }
+    }
+    Ok(problems)
 }
 
 /// The default settings: seed 001's colour map, comment prefixes and group titles.
@@ -141,6 +234,11 @@ pub fn default_settings() -> Result<JsValue, JsError> {
         prefixes: Some(PrefixTable::default()),
         titles: Some(GroupTitles::default()),
         date: None,
+        name_date: None,
         theme: None,
+        annotations_folder: Some(String::new()),
+        synthesis_folder: Some(naming::NamingOptions::default().folder),
+        summary_pattern: Some(naming::SUMMARY_PATTERN.into()),
+        synthesis_pattern: Some(naming::SYNTHESIS_PATTERN.into()),
     })
 }
