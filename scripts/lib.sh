@@ -50,3 +50,16 @@ ensure_plugin_packages() {
     cp plugin/package-lock.json plugin/.installed-lock
   fi
 }
+
+# Installs Debian's chromium for the browser test when it is missing; sets $chromium.
+ensure_chromium() {
+  chromium=$(command -v chromium || true)
+  if [[ -z "$chromium" ]]; then
+    step "installing Debian's chromium"
+    local sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo=sudo
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
+    chromium=$(command -v chromium)
+  fi
+}

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# The main job, on the bundled example vault: builds the CLI, then writes a summary of one paper and a
-# synthesis across papers into a copy of examples/vault, and says where they are.
+# The main job, on the bundled example vault: builds the Obsidian plugin (main.js with the wasm core
+# inlined) and the CLI + MCP server, installs the plugin into a copy of examples/vault, writes a
+# summary of one paper and a synthesis across papers there, asks the MCP server, and says where
+# everything is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
+./scripts/build-plugin.sh
 build_cli
 
 vault="$CARGO_TARGET_DIR/example-vault"
-step "copying examples/vault to $vault"
+step "copying examples/vault to $vault, with the plugin installed and enabled"
 rm -rf "$vault"
 cp -R examples/vault "$vault"
+mkdir -p "$vault/.obsidian/plugins/scholia"
+cp main.js manifest.json styles.css "$vault/.obsidian/plugins/scholia/"
+printf '["scholia"]\n' > "$vault/.obsidian/community-plugins.json"
 
 refs="$vault/References"
 step "summarizing References/@moreau2024ragsurvey.md"
@@ -38,5 +44,6 @@ for line in sys.stdin:
             print("  search_vault:", r["path"], r["score"])
 '
 
-printf '\nWrote:\n  %s\n  %s\nOpen %s in Obsidian to browse them.\n' "$summary" "$synthesis" "$vault"
+printf '\nPlugin: main.js (%s KB, wasm inlined), manifest.json, styles.css; install into your vault with\n  ./scripts/install-plugin.sh /path/to/vault\n' "$(( $(stat -c %s main.js) / 1024 ))"
+printf '\nWrote:\n  %s\n  %s\nOpen %s in Obsidian to browse them (Scholia is installed and enabled there).\n' "$summary" "$synthesis" "$vault"
 printf 'Serve it to an agent: %s mcp --vault %s\n' "$bin" "$vault"

@@ -10,16 +10,23 @@ step "clippy (all targets, all features)"
 cargo clippy --all-targets --all-features --quiet -- -D warnings
 step "clippy for wasm32 (the plugin's build of the core)"
 ensure_wasm_target
-cargo clippy --lib --target wasm32-unknown-unknown --quiet -- -D warnings
+cargo clippy --lib --test wasm --target wasm32-unknown-unknown --quiet -- -D warnings
 step "Rust tests (all features)"
 cargo test --all-features --quiet 2>&1 | tee "${CARGO_TARGET_DIR}/rust-tests.log"
 step "MCP end to end (TypeScript SDK client, conformance suite)"
 ./scripts/test-mcp-e2e.sh
+step "Obsidian plugin (wasm tests in Node, tsc, lint, Vitest, browser)"
+./scripts/test-plugin.sh
 
 rust=0
 for n in $(grep -oE 'test result: ok\. [0-9]+ passed' "${CARGO_TARGET_DIR}/rust-tests.log" | grep -oE '[0-9]+'); do
   rust=$((rust + n))
 done
-e2e=$(grep -oE '^[0-9]+ passed' "${CARGO_TARGET_DIR}/e2e-client.log" | grep -oE '[0-9]+' || echo 0)
-printf '\nall checks green: %s Rust tests, %s end-to-end client checks\n' "$rust" "$e2e"
-echo "$((rust + e2e)) passed, 0 failed"
+count() { grep -oE "$1" "${CARGO_TARGET_DIR}/$2" | grep -oE '[0-9]+' | tail -1 || echo 0; }
+e2e=$(count '^[0-9]+ passed' e2e-client.log)
+wasm=$(count 'test result: ok\. [0-9]+ passed' wasm-tests.log)
+vitest=$(count 'Tests +[0-9]+ passed' vitest.log)
+browser=$(count '^[0-9]+ passed' browser.log)
+printf '\nall checks green: %s Rust tests, %s MCP client checks, %s wasm tests, %s plugin unit tests, %s browser checks\n' \
+  "$rust" "$e2e" "$wasm" "$vitest" "$browser"
+echo "$((rust + e2e + wasm + vitest + browser)) passed, 0 failed"

@@ -35,6 +35,6 @@ pub mod periodic;
 pub mod synthesis;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use diag::{Diagnostic, Severity};

@@ -97,7 +97,7 @@ export async function synthesizeFiles(ctx: Context, files: TFile[]): Promise<Out
 		const rendered = core.synthesize(inputs, settings);
 		const file = await write(ctx, core, ctx.settings.synthesisPattern, rendered.vars, rendered.markdown);
 		outcome.file = file;
-		new Notice(`Synthesis of ${inputs.length} notes on "${rendered.title}" written to ${file.path}`);
+		new Notice(`Synthesis of ${inputs.length} ${inputs.length === 1 ? "note" : "notes"} on "${rendered.title}" written to ${file.path}`);
 		if (ctx.settings.openAfterCreate) await ctx.adapter.open(file);
 		return outcome;
 	} finally {

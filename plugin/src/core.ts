@@ -87,8 +87,8 @@ const core: Core = {
 
 let loading: Promise<Core> | null = null;
 
-/** How long the last load took, in milliseconds (decompress, compile, instantiate). */
-export let loadMillis = 0;
+/** How long the last load took, in milliseconds: in all, and each step. */
+export const loadMillis = { total: 0, decompress: 0, compile: 0, instantiate: 0 };
 
 /** The core, compiled and instantiated on the first call; later calls share that promise. */
 export function loadCore(): Promise<Core> {
@@ -96,9 +96,17 @@ export function loadCore(): Promise<Core> {
 		const start = performance.now();
 		const stream = new Blob([compressedWasm]).stream().pipeThrough(new DecompressionStream("gzip"));
 		const bytes = await new Response(stream).arrayBuffer();
+		const decompressed = performance.now();
 		const module = await WebAssembly.compile(bytes);
+		const compiled = performance.now();
 		await init({ module_or_path: module });
-		loadMillis = performance.now() - start;
+		const end = performance.now();
+		Object.assign(loadMillis, {
+			total: end - start,
+			decompress: decompressed - start,
+			compile: compiled - decompressed,
+			instantiate: end - compiled,
+		});
 		return core;
 	})();
 	loading.catch(() => {

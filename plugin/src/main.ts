@@ -4,7 +4,7 @@
 import { Notice, Plugin, TFile } from "obsidian";
 import { type Context, type Outcome, summarizeFile, synthesizeFiles } from "./actions";
 import { VaultAdapter } from "./adapter";
-import { type Core, loadCore } from "./core";
+import { type Core, loadCore, loadMillis } from "./core";
 import { PickerModal } from "./picker";
 import { editorSelection, explorerSelection } from "./selection";
 import { coreSettings, type ScholiaSettings, ScholiaSettingTab, withDefaults } from "./settings";
@@ -77,6 +77,11 @@ export default class ScholiaPlugin extends Plugin {
 				// Reported when a command needs it.
 			});
 		});
+	}
+
+	/** How long loading the engine took, in milliseconds (in all and each step); 0 before. */
+	engineLoadMillis(): typeof loadMillis {
+		return { ...loadMillis };
 	}
 
 	/** The core, loaded once; a Notice says what to do when it cannot load. */
