@@ -549,24 +549,11 @@ impl Scholia {
             )
             .map_err(|_| "year, month and day do not make a date".to_string())
         );
-        let settings = self.periodic_settings();
-        let period = settings.get(Period::Daily);
-        let path = attempt!(periodic::note_path(&period, Period::Daily, date));
+        let (path, period) = attempt!(self.periodic_path(Period::Daily, date));
         attempt!(self.approve(&ctx, false, false, &format!("append to the daily note {path}")).await);
         let created = !self.vault.exists(&path);
         if created {
-            let template = periodic::template_path(&period)
-                .and_then(Result::ok)
-                .and_then(|t| self.vault.read(&t).ok())
-                .map(|t| {
-                    periodic::apply_template(
-                        &t,
-                        path.stem(),
-                        date,
-                        &jiff::Zoned::now().strftime("%H:%M").to_string(),
-                    )
-                })
-                .unwrap_or_default();
+            let template = self.periodic_template(Period::Daily, &period, date);
             attempt!(self.vault.create_new(&path, &template));
         }
         attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
