@@ -499,3 +499,71 @@ fn unknown_toolsets_stop_the_server_with_the_valid_names() {
         assert!(err.contains(set), "{set} missing from: {err}");
     }
 }
+
+/// Every file of the vault with its bytes, `.obsidian/` included.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(folder).unwrap().flatten() {
+            if entry.path().is_dir() {
+                stack.push(entry.path());
+            } else {
+                out.push((entry.path(), std::fs::read(entry.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn every_writing_tool_has_a_dry_run_that_writes_nothing() {
+    let s = start().await;
+    let tools = s.client.list_all_tools().await.unwrap();
+    for tool in tools.iter().filter(|t| scholia::mcp::WRITE_TOOLS.contains(&t.name.as_ref())) {
+        let schema = serde_json::to_string(&tool.input_schema).unwrap();
+        assert!(schema.contains("\"dryRun\""), "{} has no dryRun", tool.name);
+    }
+    let before = snapshot(s.vault.path());
+    let calls = [
+        ("obsidian_write_note", json!({"path": "Projects/Meeting.md", "content": "new", "overwrite": true})),
+        (
+            "obsidian_manage_frontmatter",
+            json!({"filePath": "Projects/Meeting.md", "operation": "set", "key": "k", "value": 1}),
+        ),
+        ("create_note", json!({"path": "Inbox/New.md", "content": "hello"})),
+        ("append_to_note", json!({"path": "Projects/Meeting.md", "content": "more"})),
+        (
+            "patch_note",
+            json!({"path": "Projects/Meeting.md", "operation": "append", "targetType": "heading", "target": "Meeting", "content": "x"}),
+        ),
+        ("daily_note_append", json!({"content": "- x", "year": 2024, "month": 3, "day": 1})),
+        ("obsidian_summarize", json!({"citekey": "smith2023", "date": "2024-06-01"})),
+        ("obsidian_synthesize", json!({"citekeys": ["smith2023", "2019first-key"], "date": "2024-06-01"})),
+        ("obsidian_update_properties", json!({"filepath": "Notes/Spaced.md", "properties": {"a": 1}})),
+        (
+            "obsidian_manage_tags",
+            json!({"filePath": "Notes/Spaced.md", "operation": "remove", "tags": ["one"]}),
+        ),
+        ("obsidian_delete_periodic_note", json!({"period": "daily", "date": "2024-01-10"})),
+        ("update_note", json!({"note": "Linker", "content": "gone"})),
+        ("delete_note", json!({"note": "Linker"})),
+    ];
+    for (tool, mut args) in calls {
+        args["dryRun"] = json!(true);
+        let answer = s.ok(tool, args).await;
+        assert_eq!(answer["dry_run"], true, "{tool}: {answer}");
+        assert_eq!(snapshot(s.vault.path()), before, "{tool} wrote in a dry run");
+    }
+    let daily = s
+        .ok(
+            "daily_note_append",
+            json!({"content": "- x", "year": 2024, "month": 3, "day": 1, "dryRun": true}),
+        )
+        .await;
+    assert!(daily["diff"].as_str().unwrap().contains("+# 2024/03/01-Friday\n"), "{daily}");
+    let summary = s.ok("obsidian_summarize", json!({"citekey": "smith2023", "dryRun": true})).await;
+    assert!(summary["path"].as_str().unwrap().starts_with("Synthesis/Summary - "));
+    assert!(summary["content"].as_str().unwrap().contains("type: summary"));
+}

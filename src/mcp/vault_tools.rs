@@ -157,10 +157,11 @@ impl Scholia {
         if edit.text != text {
             attempt!(self.write_edit(&ctx, &path, &edit.text, &format!("change the tags of {path}")).await);
         }
+        let message = format!("{verb} {} of {} tags in {path}", edit.changed.len(), args.tags.len());
         let mut value = fields;
         value["path"] = json!(path.as_str());
-        value["tags"] = value["changed"].clone();
-        Ok(ok(&format!("{verb} {} tags in {path}", edit.changed.len()), value))
+        value["message"] = json!(message);
+        Ok(ok(&message, value))
     }
 
     /// The server's status: service name and version, the vault (path, note count), the search and link indexes (or that they are not built yet), read-only mode, the confirmation policy, the toolsets and tools exposed, how clients connect (stdio, or HTTP with or without a bearer token), and whether Obsidian appears to be running, with what that guess rests on. Scholia works on the files whether Obsidian runs or not.
