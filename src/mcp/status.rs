@@ -95,8 +95,9 @@ pub fn guess(workspace_age: Option<Duration>, process: &ProcessProbe) -> Obsidia
             age(a)
         )),
         Some(a) => evidence.push(format!(".obsidian/workspace.json was last modified {} ago", age(a))),
-        None => evidence
-            .push("there is no .obsidian/workspace.json (Obsidian has never opened this vault here)".into()),
+        None => evidence.push(
+            "there is no .obsidian/workspace.json (Obsidian writes it once it has opened the vault)".into(),
+        ),
     }
     let running = match process {
         ProcessProbe::Found(pid) => {
