@@ -4,7 +4,7 @@
 //!
 //! Formats are moment.js formats (what both plugins store), rendered here for a civil date.
 
-use jiff::civil::Date;
+use jiff::civil::{Date, DateTime};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -214,19 +214,70 @@ pub fn template_path(settings: &PeriodSettings) -> Option<Result<VaultPath, Vaul
     Some(VaultPath::new(&with_ext))
 }
 
-/// Fills a template as the core Templates plugin does: `{{title}}`, `{{date}}`, `{{time}}`, and
-/// `{{date:FORMAT}}` (moment.js format) for `date`; `time` is given as `HH:mm`.
-pub fn apply_template(template: &str, title: &str, date: Date, time: &str) -> String {
+/// Fills the template of a new `period` note as the Periodic Notes and Daily notes plugins do.
+/// `date` is any day of the period, `now` the moment of creation (its time of day is used), and
+/// `format` the note's file name format. Placeholders (names in any case):
+///
+/// - `{{title}}`, `{{date}}`: the note's name; `{{time}}`: `now` as `HH:mm`;
+/// - `{{date:FORMAT}}`, `{{time:FORMAT}}`: the period's first day at `now`'s time, in a moment.js format;
+/// - `{{date+1d}}`, `{{date-2w:FORMAT}}`: shifted by `y`, `Q`, `M` (months), `w`, `d`, `h`, `m`
+///   (minutes), `s`; the note's format unless one is given;
+/// - `{{yesterday}}`, `{{tomorrow}}`: the days around it, in the note's format;
+/// - `{{sunday:FORMAT}}` … `{{saturday:FORMAT}}`: that day of the period's week (weeks start on Sunday).
+///
+/// Unknown placeholders stay as written (Templater syntax, for example).
+pub fn fill_template(template: &str, period: Period, format: &str, date: Date, now: DateTime) -> String {
+    let start = period.start(date).to_datetime(now.time());
+    let title = format_moment(format, start.date());
     crate::vault::naming::fill(template, |inner| {
-        let (name, format) = inner.split_once(':').map_or((inner, None), |(n, f)| (n.trim(), Some(f.trim())));
-        match (name.to_ascii_lowercase().as_str(), format) {
-            ("title", _) => Some(title.to_string()),
-            ("date", None) => Some(format_moment("YYYY-MM-DD", date)),
-            ("date", Some(f)) => Some(format_moment(f, date)),
-            ("time", _) => Some(time.to_string()),
-            _ => None,
+        let (name, custom) = inner.split_once(':').map_or((inner, None), |(n, f)| (n.trim(), Some(f.trim())));
+        let lower = name.to_ascii_lowercase();
+        let shown = |at: DateTime, default: &str| format_moment_at(custom.unwrap_or(default), at);
+        match lower.as_str() {
+            "title" => Some(title.clone()),
+            "date" if custom.is_none() => Some(title.clone()),
+            "time" if custom.is_none() => Some(format_moment_at("HH:mm", now)),
+            "date" | "time" => Some(shown(start, format)),
+            "yesterday" => Some(format_moment(format, start.date().yesterday().ok()?)),
+            "tomorrow" => Some(format_moment(format, start.date().tomorrow().ok()?)),
+            _ => {
+                if let Some(day) = DAYS.iter().position(|d| d.eq_ignore_ascii_case(name)) {
+                    let sunday = Period::Weekly.start(start.date());
+                    let at = sunday.checked_add(jiff::Span::new().days(day as i64)).ok()?;
+                    return Some(format_moment(custom.unwrap_or(format), at));
+                }
+                let shifted = shift(start, name)?;
+                Some(shown(shifted, format))
+            }
         }
     })
+}
+
+/// `date+3d`, `time-1h`, … → the date-time shifted; `None` when `name` is not such a placeholder.
+fn shift(at: DateTime, name: &str) -> Option<DateTime> {
+    let lower = name.to_ascii_lowercase();
+    let rest = lower.strip_prefix("date").or_else(|| lower.strip_prefix("time"))?.trim_start();
+    let sign: i64 = match rest.chars().next()? {
+        '+' => 1,
+        '-' => -1,
+        _ => return None,
+    };
+    // The unit keeps its case from the original: `M` is months, `m` minutes, as in moment.
+    let unit = name.trim_end().chars().last()?;
+    let amount: i64 = rest[1..].strip_suffix(unit.to_ascii_lowercase())?.trim().parse().ok()?;
+    let n = sign * amount;
+    let span = match unit {
+        'y' | 'Y' => jiff::Span::new().years(n),
+        'q' | 'Q' => jiff::Span::new().months(3 * n),
+        'M' => jiff::Span::new().months(n),
+        'w' | 'W' => jiff::Span::new().weeks(n),
+        'd' | 'D' => jiff::Span::new().days(n),
+        'h' | 'H' => jiff::Span::new().hours(n),
+        'm' => jiff::Span::new().minutes(n),
+        's' | 'S' => jiff::Span::new().seconds(n),
+        _ => return None,
+    };
+    at.checked_add(span).ok()
 }
 
 const MONTHS: [&str; 12] = [
@@ -245,9 +296,16 @@ const MONTHS: [&str; 12] = [
 ];
 const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
-/// Renders a moment.js format for a date: `YYYY YY Q M MM MMM MMMM D DD Do DDD DDDD d dd ddd dddd
-/// e E w ww W WW gggg gg GGGG GG X`, `[literal]` text; other letters are copied as they are.
+/// Renders a moment.js format for a date (at midnight, as moment renders a date): see
+/// [`format_moment_at`].
 pub fn format_moment(format: &str, date: Date) -> String {
+    format_moment_at(format, date.to_datetime(jiff::civil::Time::midnight()))
+}
+
+/// Renders a moment.js format for a date and time: `YYYY YY Q M MM MMM MMMM D DD Do DDD DDDD d dd
+/// ddd dddd e E w ww W WW gggg gg GGGG GG`, `H HH h hh k kk m mm s ss A a`, `[literal]` text; other
+/// letters are copied as they are.
+pub fn format_moment_at(format: &str, at: DateTime) -> String {
     let mut out = String::new();
     let chars: Vec<char> = format.chars().collect();
     let mut i = 0;
@@ -260,7 +318,7 @@ pub fn format_moment(format: &str, date: Date) -> String {
             continue;
         }
         let run = chars[i..].iter().take_while(|&&x| x == c).count();
-        let (used, text) = token(c, run, date, chars.get(i + run).copied());
+        let (used, text) = token(c, run, at, chars.get(i + run).copied());
         out.push_str(&text);
         i += used;
     }
@@ -268,7 +326,10 @@ pub fn format_moment(format: &str, date: Date) -> String {
 }
 
 /// One token starting with `run` copies of `c`: how many characters it used and its text.
-fn token(c: char, run: usize, date: Date, next: Option<char>) -> (usize, String) {
+fn token(c: char, run: usize, at: DateTime, next: Option<char>) -> (usize, String) {
+    let date = at.date();
+    let (hour, minute, second) = (i64::from(at.hour()), i64::from(at.minute()), i64::from(at.second()));
+    let twelve = if hour % 12 == 0 { 12 } else { hour % 12 };
     let dow = date.weekday().to_sunday_zero_offset() as usize;
     let (locale_year, locale_week) = locale_week(date);
     let iso = date.iso_week_date();
@@ -301,6 +362,18 @@ fn token(c: char, run: usize, date: Date, next: Option<char>) -> (usize, String)
         ('g', 2..) => take(2, pad(i64::from(locale_year).rem_euclid(100), 2)),
         ('G', 4..) => take(4, pad(i64::from(iso.year()), 4)),
         ('G', 2..) => take(2, pad(i64::from(iso.year()).rem_euclid(100), 2)),
+        ('H', 2..) => take(2, pad(hour, 2)),
+        ('H', _) => take(1, hour.to_string()),
+        ('h', 2..) => take(2, pad(twelve, 2)),
+        ('h', _) => take(1, twelve.to_string()),
+        ('k', 2..) => take(2, pad(if hour == 0 { 24 } else { hour }, 2)),
+        ('k', _) => take(1, (if hour == 0 { 24 } else { hour }).to_string()),
+        ('m', 2..) => take(2, pad(minute, 2)),
+        ('m', _) => take(1, minute.to_string()),
+        ('s', 2..) => take(2, pad(second, 2)),
+        ('s', _) => take(1, second.to_string()),
+        ('A', _) => take(1, if hour < 12 { "AM" } else { "PM" }.to_string()),
+        ('a', _) => take(1, if hour < 12 { "am" } else { "pm" }.to_string()),
         _ => (1, c.to_string()),
     }
 }
@@ -385,12 +458,31 @@ mod tests {
 
     #[test]
     fn templates() {
-        let out = apply_template(
-            "# {{title}}\n{{date}} {{date:dddd}} {{time}} {{other}}",
-            "T",
+        let now = d(2030, 6, 1).at(9, 30, 5, 0);
+        let out = fill_template(
+            "# {{title}}\n{{date}} {{date:dddd}} {{time}} {{time:h:mm A}} {{other}} {{tp.date.now()}}",
+            Period::Daily,
+            "DD.MM.YYYY",
             d(2024, 1, 5),
-            "09:30",
+            now,
         );
-        assert_eq!(out, "# T\n2024-01-05 Friday 09:30 {{other}}");
+        assert_eq!(out, "# 05.01.2024\n05.01.2024 Friday 09:30 9:30 AM {{other}} {{tp.date.now()}}");
+        let around = fill_template(
+            "{{yesterday}} {{tomorrow}} {{date+1M:YYYY-MM-DD}} {{date -2d}} {{time+90m:HH:mm}}",
+            Period::Daily,
+            "YYYY-MM-DD",
+            d(2024, 1, 31),
+            now,
+        );
+        assert_eq!(around, "2024-01-30 2024-02-01 2024-02-29 2024-01-29 11:00");
+        let week = fill_template(
+            "{{title}}: {{monday:MM-DD}} to {{saturday:MM-DD}}, {{date:YYYY-MM-DD}}",
+            Period::Weekly,
+            "gggg-[W]ww",
+            d(2024, 1, 10),
+            now,
+        );
+        assert_eq!(week, "2024-W02: 01-08 to 01-13, 2024-01-07");
+        assert_eq!(format_moment_at("HH:mm:ss a k", d(2024, 1, 1).at(0, 5, 9, 0)), "00:05:09 am 24");
     }
 }

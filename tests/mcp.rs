@@ -18,7 +18,9 @@ fn serve(vault: &Path, annotations_folder: Option<&str>, read_only: bool) -> tok
         annotations_folder: annotations_folder.map(String::from),
         synthesis_folder: "Synthesis".into(),
     };
-    let server = Scholia::new(Settings { config, read_only, confirm: ConfirmPolicy::Destructive }).unwrap();
+    let server =
+        Scholia::new(Settings { read_only, confirm: ConfirmPolicy::Destructive, ..Settings::new(config) })
+            .unwrap();
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_io).await {

@@ -2,12 +2,19 @@
 //! token. One handler ([`Scholia`]) with the tools, prompts, resources and completions; the only
 //! module that knows JSON-RPC.
 
+mod diff;
 mod http;
+mod note_tools;
 mod params;
+mod periodic_tools;
 mod reply;
 mod search;
 mod server;
+mod status;
 mod tools;
+mod toolsets;
+mod vault_params;
+mod vault_tools;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -16,6 +23,8 @@ use anyhow::{Context as _, Result, bail};
 use rmcp::ServiceExt as _;
 
 pub use server::{ConfirmPolicy, Scholia, Settings, WRITE_TOOLS};
+pub use status::Transport;
+pub use toolsets::{TOOLSETS, Toolset};
 
 use crate::vault::config::{self, Env};
 
@@ -40,12 +49,25 @@ pub struct McpArgs {
     /// Which calls need the user's approval (asked through the client, else `confirm: true`).
     #[arg(long, value_enum, default_value_t = ConfirmPolicy::Destructive)]
     pub confirm: ConfirmPolicy,
+    /// Expose only these toolsets, comma-separated (default: all). --read-only applies after them.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SETS")]
+    pub toolsets: Vec<Toolset>,
 }
 
 /// Runs the server until the client disconnects (stdio) or the process is interrupted (HTTP).
 pub fn run(args: McpArgs) -> Result<()> {
     let config = config::resolve(args.vault.as_deref(), &Env::from_process())?;
-    let settings = Settings { config, read_only: args.read_only, confirm: args.confirm };
+    let transport = match args.http {
+        None => Transport::Stdio,
+        Some(address) => Transport::Http { address, auth: !args.insecure_no_auth },
+    };
+    let settings = Settings {
+        read_only: args.read_only,
+        confirm: args.confirm,
+        toolsets: args.toolsets.clone(),
+        transport,
+        ..Settings::new(config)
+    };
     // Fail before serving when the vault cannot be opened.
     Scholia::new(settings.clone()).context("cannot open the vault")?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -31,6 +31,9 @@ pub struct WriteNote {
     /// Set to true once the user has approved a destructive change (when the server asks for confirmation).
     #[serde(default)]
     pub confirm: bool,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// `obsidian_list_annotation_files`.
@@ -98,6 +101,9 @@ pub struct CreateNote {
     pub content: String,
     /// Frontmatter as key-value pairs.
     pub frontmatter: Option<Map<String, Value>>,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// `append_to_note`.
@@ -107,6 +113,9 @@ pub struct AppendToNote {
     pub path: String,
     /// Markdown to add at the end.
     pub content: String,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// `patch_note`.
@@ -128,6 +137,9 @@ pub struct PatchNote {
     pub create_if_missing: bool,
     /// Separator of heading paths (default `::`).
     pub delimiter: Option<String>,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// Where patch content goes.
@@ -175,6 +187,9 @@ pub struct DailyNoteAppend {
     pub month: Option<i8>,
     /// Day of the month (default: today).
     pub day: Option<i8>,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// `obsidian_summarize`.
@@ -186,6 +201,9 @@ pub struct Summarize {
     pub path: Option<String>,
     /// The `created` date, YYYY-MM-DD (default: today).
     pub date: Option<String>,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// `obsidian_synthesize`.
@@ -201,6 +219,9 @@ pub struct Synthesize {
     pub theme: Option<String>,
     /// The `created` date, YYYY-MM-DD (default: today).
     pub date: Option<String>,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// Prompt arguments of `summarize`.
@@ -247,6 +268,9 @@ pub struct ManageFrontmatter {
     pub key: String,
     /// The value to set (any JSON value; required for set).
     pub value: Option<Value>,
+    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
 }
 
 /// What `obsidian_manage_frontmatter` does.

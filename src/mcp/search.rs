@@ -90,6 +90,14 @@ pub struct SearchState {
     refreshed: Option<Instant>,
 }
 
+impl SearchState {
+    /// Notes in the index, and when it was last refreshed (`None`: not built yet; it is built
+    /// by the first ranked search).
+    pub fn status(&self) -> (usize, Option<Instant>) {
+        (self.index.len(), self.refreshed)
+    }
+}
+
 /// How stale the index may get before a query stats the vault again.
 const FRESH_FOR: Duration = Duration::from_secs(1);
 

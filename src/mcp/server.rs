@@ -14,6 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::params::{SummarizePrompt, SynthesizePrompt};
+use super::status::Transport;
+use super::toolsets::Toolset;
 use crate::annotations::ParseOptions;
 use crate::library;
 use crate::vault::config::Config;
@@ -32,7 +34,7 @@ pub enum ConfirmPolicy {
 }
 
 /// The tools that write; `--read-only` removes them.
-pub const WRITE_TOOLS: [&str; 8] = [
+pub const WRITE_TOOLS: [&str; 13] = [
     "obsidian_write_note",
     "obsidian_manage_frontmatter",
     "create_note",
@@ -41,6 +43,11 @@ pub const WRITE_TOOLS: [&str; 8] = [
     "daily_note_append",
     "obsidian_summarize",
     "obsidian_synthesize",
+    "obsidian_update_properties",
+    "obsidian_manage_tags",
+    "obsidian_delete_periodic_note",
+    "update_note",
+    "delete_note",
 ];
 
 /// What the server was started with.
@@ -52,6 +59,23 @@ pub struct Settings {
     pub read_only: bool,
     /// Which calls need approval.
     pub confirm: ConfirmPolicy,
+    /// The toolsets exposed (empty: every set); `read_only` applies after them.
+    pub toolsets: Vec<Toolset>,
+    /// How clients reach the server (reported by `obsidian_check_status`).
+    pub transport: Transport,
+}
+
+impl Settings {
+    /// Every tool, writes allowed, approval for destructive calls, over stdio.
+    pub fn new(config: Config) -> Self {
+        Self {
+            config,
+            read_only: false,
+            confirm: ConfirmPolicy::Destructive,
+            toolsets: Vec::new(),
+            transport: Transport::Stdio,
+        }
+    }
 }
 
 /// The server: the vault and the tools over it.
@@ -66,7 +90,9 @@ pub struct Scholia {
     pub(super) search: Arc<std::sync::Mutex<super::search::SearchState>>,
     /// Set when this server is about to write: the next search refreshes the index first.
     pub(super) wrote: Arc<AtomicBool>,
-    tool_router: ToolRouter<Self>,
+    /// The link graph behind the note tools (backlinks, aliases), refreshed by mtime per call.
+    pub(super) graph: Arc<std::sync::Mutex<super::note_tools::GraphState>>,
+    pub(super) tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
 
@@ -85,8 +111,14 @@ impl Scholia {
     /// A server over the vault in `settings` (which must be a folder).
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
         let vault = FsVault::open(&settings.config.vault)?;
-        let mut tool_router =
-            Self::annotation_tools() + Self::note_tools() + Self::edit_tools() + Self::metadata_tools();
+        let mut tool_router = Self::annotation_tools()
+            + Self::note_tools()
+            + Self::edit_tools()
+            + Self::metadata_tools()
+            + Self::vault_tools()
+            + Self::periodic_tools()
+            + Self::vault_note_tools();
+        super::toolsets::retain(&mut tool_router, &settings.toolsets);
         if settings.read_only {
             for name in WRITE_TOOLS {
                 tool_router.remove_route(name);
@@ -99,6 +131,7 @@ impl Scholia {
             approved: Arc::new(AtomicBool::new(false)),
             search: Arc::default(),
             wrote: Arc::new(AtomicBool::new(false)),
+            graph: Arc::default(),
             tool_router,
             prompt_router: Self::prompt_router(),
         })

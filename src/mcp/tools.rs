@@ -42,14 +42,24 @@ fn with_frontmatter(
 
 /// Appends `content` as whole lines: on a new line after the existing text, ending with a line end.
 fn append_lines(vault: &dyn Vault, path: &VaultPath, content: &str) -> Result<(), VaultError> {
-    let existing = match vault.read(path) {
-        Ok(text) => text,
-        Err(VaultError::NotFound { .. }) => String::new(),
-        Err(err) => return Err(err),
-    };
+    let existing = existing_text(vault, path)?;
+    vault.append(path, &line_suffix(&existing, content))
+}
+
+/// What [`append_lines`] adds after `existing`.
+fn line_suffix(existing: &str, content: &str) -> String {
     let sep = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
     let end = if content.ends_with('\n') { "" } else { "\n" };
-    vault.append(path, &format!("{sep}{content}{end}"))
+    format!("{sep}{content}{end}")
+}
+
+/// The text of the file at `path`, empty when there is none.
+fn existing_text(vault: &dyn Vault, path: &VaultPath) -> Result<String, VaultError> {
+    match vault.read(path) {
+        Ok(text) => Ok(text),
+        Err(VaultError::NotFound { .. }) => Ok(String::new()),
+        Err(err) => Err(err),
+    }
 }
 
 fn wikilink(path: &VaultPath) -> String {
@@ -153,7 +163,9 @@ impl Scholia {
     ) -> Answer {
         let date = attempt!(date_or_today(args.date.as_deref()));
         let path = attempt!(self.annotation_note(args.citekey.as_deref(), args.path.as_deref()));
-        attempt!(self.approve(&ctx, false, false, &format!("write a summary of {path}")).await);
+        if !args.dry_run {
+            attempt!(self.approve(&ctx, false, false, &format!("write a summary of {path}")).await);
+        }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
         let source = attempt!(library::load_source(self.vault.as_ref(), &resolver, &path, &self.options));
         let render = RenderOptions { date: date.clone(), ..RenderOptions::default() };
@@ -161,6 +173,15 @@ impl Scholia {
         let vars =
             [("title", source.doc.title.as_str()), ("citekey", source.doc.citekey.as_str()), ("date", &date)];
         let folder = self.settings.config.synthesis_folder.clone();
+        if args.dry_run {
+            return Ok(self.dry_run_result(
+                &folder,
+                naming::SUMMARY_PATTERN,
+                &vars,
+                &text,
+                &source.doc.citekey,
+            ));
+        }
         let written = attempt!(library::write_result(
             self.vault.as_ref(),
             &folder,
@@ -197,9 +218,12 @@ impl Scholia {
         if paths.is_empty() {
             return Ok(fail("give the papers to synthesize as citekeys or paths"));
         }
-        attempt!(
-            self.approve(&ctx, false, false, &format!("write a synthesis of {} notes", paths.len())).await
-        );
+        if !args.dry_run {
+            attempt!(
+                self.approve(&ctx, false, false, &format!("write a synthesis of {} notes", paths.len()))
+                    .await
+            );
+        }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
         let mut sources = Vec::new();
         for path in &paths {
@@ -211,6 +235,16 @@ impl Scholia {
         let theme = synthesis::synthesis_title(&sources, &render);
         let vars = [("theme", theme.as_str()), ("date", date.as_str())];
         let folder = self.settings.config.synthesis_folder.clone();
+        let keys: Vec<&str> = sources.iter().map(|s| s.doc.citekey.as_str()).collect();
+        if args.dry_run {
+            return Ok(self.dry_run_result(
+                &folder,
+                naming::SYNTHESIS_PATTERN,
+                &vars,
+                &text,
+                &keys.join(", "),
+            ));
+        }
         let written = attempt!(library::write_result(
             self.vault.as_ref(),
             &folder,
@@ -218,7 +252,6 @@ impl Scholia {
             &vars,
             &text
         ));
-        let keys: Vec<&str> = sources.iter().map(|s| s.doc.citekey.as_str()).collect();
         Ok(ok(
             &format!("wrote {written}"),
             digest(&written, self.vault.absolute(&written), &text, &keys.join(", ")),
@@ -244,6 +277,29 @@ fn digest(path: &VaultPath, file_path: String, text: &str, sources: &str) -> Val
 }
 
 impl Scholia {
+    /// The answer of a summary or synthesis dry run: where it would go, its digest and its text.
+    fn dry_run_result(
+        &self,
+        folder: &str,
+        pattern: &str,
+        vars: &[(&str, &str)],
+        text: &str,
+        sources: &str,
+    ) -> CallToolResult {
+        let path = match naming::result_path(folder, pattern, vars, |p| self.vault.exists(p)) {
+            Ok(path) => path,
+            Err(e) => return fail(e.to_string()),
+        };
+        let mut value = digest(&path, self.vault.absolute(&path), text, sources);
+        let (shown, truncated) = cut_text(text, MAX_ANSWER_BYTES - 4096);
+        value["dry_run"] = json!(true);
+        value["content"] = json!(shown);
+        if truncated {
+            value["truncated"] = json!(true);
+        }
+        ok(&format!("would write {path} (dry run: nothing written)"), value)
+    }
+
     /// The annotation note named by a citekey or a path.
     fn annotation_note(&self, citekey: Option<&str>, path: Option<&str>) -> Result<VaultPath, String> {
         match (citekey, path) {
@@ -402,6 +458,7 @@ impl Scholia {
         let mut args = args;
         if let Ok(path) = self.note_path(&args.path)
             && args.overwrite
+            && !args.dry_run
             && self.vault.exists(&path)
         {
             match self.approval_round(&ctx, true, args.confirm, &format!("replace {path}"), state, responses)
@@ -424,6 +481,10 @@ impl Scholia {
             return Ok(fail(format!(
                 "{path} already exists; pass overwrite: true to replace it (the old version goes to .trash/), or use append_to_note / patch_note"
             )));
+        }
+        if args.dry_run {
+            let before = attempt!(existing_text(self.vault.as_ref(), &path));
+            return Ok(Self::dry_run_answer(&path, &before, &text, json!({"would_create": !exists})));
         }
         attempt!(self.approve(&ctx, exists, args.confirm, &format!("replace {path}")).await);
         let previous = if exists { Some(attempt!(self.vault.trash(&path))) } else { None };
@@ -465,6 +526,9 @@ impl Scholia {
             return Ok(fail(format!("{path} already exists; use append_to_note or patch_note to change it")));
         }
         let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
+        if args.dry_run {
+            return Ok(Self::dry_run_answer(&path, "", &text, json!({"would_create": true})));
+        }
         attempt!(self.approve(&ctx, false, false, &format!("create {path}")).await);
         attempt!(self.vault.create_new(&path, &text));
         Ok(ok(
@@ -487,6 +551,12 @@ impl Scholia {
     ) -> Answer {
         let path = attempt!(self.note_path(&args.path));
         attempt!(path.ensure_writable());
+        if args.dry_run {
+            let before = attempt!(existing_text(self.vault.as_ref(), &path));
+            let after = format!("{before}{}", line_suffix(&before, &args.content));
+            let fields = json!({"would_create": !self.vault.exists(&path)});
+            return Ok(Self::dry_run_answer(&path, &before, &after, fields));
+        }
         attempt!(self.approve(&ctx, false, false, &format!("append to {path}")).await);
         let created = !self.vault.exists(&path);
         attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
@@ -520,6 +590,10 @@ impl Scholia {
         };
         let patched =
             attempt!(crate::note::patch(&text, &target, args.operation.into(), &args.content, &options));
+        if args.dry_run {
+            let fields = json!({"created_target": patched.created, "replaced": patched.replaced});
+            return Ok(Self::dry_run_answer(&path, &text, &patched.text, fields));
+        }
         attempt!(self.approve(&ctx, false, false, &format!("edit {path}")).await);
         attempt!(self.vault.write(&path, &patched.text));
         Ok(ok(
@@ -549,24 +623,20 @@ impl Scholia {
             )
             .map_err(|_| "year, month and day do not make a date".to_string())
         );
-        let settings = self.periodic_settings();
-        let period = settings.get(Period::Daily);
-        let path = attempt!(periodic::note_path(&period, Period::Daily, date));
+        let (path, period) = attempt!(self.periodic_path(Period::Daily, date));
+        if args.dry_run {
+            let exists = self.vault.exists(&path);
+            let before = attempt!(existing_text(self.vault.as_ref(), &path));
+            let start =
+                if exists { before.clone() } else { self.periodic_template(Period::Daily, &period, date) };
+            let after = format!("{start}{}", line_suffix(&start, &args.content));
+            let fields = json!({"would_create": !exists, "date": date.to_string()});
+            return Ok(Self::dry_run_answer(&path, &before, &after, fields));
+        }
         attempt!(self.approve(&ctx, false, false, &format!("append to the daily note {path}")).await);
         let created = !self.vault.exists(&path);
         if created {
-            let template = periodic::template_path(&period)
-                .and_then(Result::ok)
-                .and_then(|t| self.vault.read(&t).ok())
-                .map(|t| {
-                    periodic::apply_template(
-                        &t,
-                        path.stem(),
-                        date,
-                        &jiff::Zoned::now().strftime("%H:%M").to_string(),
-                    )
-                })
-                .unwrap_or_default();
+            let template = self.periodic_template(Period::Daily, &period, date);
             attempt!(self.vault.create_new(&path, &template));
         }
         attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
@@ -676,6 +746,9 @@ impl Scholia {
             }
         };
         attempt!(path.ensure_writable());
+        if args.dry_run {
+            return Ok(Self::dry_run_answer(&path, &text, &new, json!({"key": key})));
+        }
         attempt!(self.approve(&ctx, false, false, &format!("edit the frontmatter of {path}")).await);
         attempt!(self.vault.write(&path, &new));
         let frontmatter = Frontmatter::parse(&new).data;

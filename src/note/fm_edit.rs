@@ -8,14 +8,14 @@ use super::frontmatter::{self, locate};
 use super::yaml;
 
 /// A top-level key's lines in the YAML block: `[start, end)` byte offsets in the note's text.
-struct KeyLines {
-    start: usize,
-    end: usize,
+pub(super) struct KeyLines {
+    pub(super) start: usize,
+    pub(super) end: usize,
     /// The text after `key:` on the key's own line.
-    inline_value: String,
+    pub(super) inline_value: String,
 }
 
-fn line_ending(text: &str) -> &'static str {
+pub(super) fn line_ending(text: &str) -> &'static str {
     if text.contains("\r\n") { "\r\n" } else { "\n" }
 }
 
@@ -38,7 +38,7 @@ fn line_key(line: &str) -> Option<(String, &str)> {
 }
 
 /// The lines of `key` in the frontmatter of `text`.
-fn find_key(text: &str, key: &str) -> Option<KeyLines> {
+pub(super) fn find_key(text: &str, key: &str) -> Option<KeyLines> {
     let block = locate(text)?;
     let mut pos = block.yaml.start;
     let mut found: Option<KeyLines> = None;

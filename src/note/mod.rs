@@ -9,6 +9,7 @@ pub mod edit;
 pub mod fm_edit;
 pub mod frontmatter;
 mod inline;
+pub mod meta_edit;
 mod model;
 mod parse;
 pub mod resolve;

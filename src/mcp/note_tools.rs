@@ -1,0 +1,459 @@
+//! Seed 002's note tools, with "vault" for "kiln": notes by name, alias, wikilink or path,
+//! resolved as Obsidian resolves links. `read_note`, `update_note`, `delete_note` (warns of the
+//! notes that link to it), `list_notes` (titles and previews, paged). `create_note` is in `tools.rs`.
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+use rmcp::handler::server::tool::{InputResponses, RequestState};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+use serde_json::{Value, json};
+
+use super::diff;
+use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
+use super::server::Scholia;
+use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
+use crate::index::graph::{Backlink, Graph};
+use crate::library;
+use crate::note::frontmatter::{body_start, scalar_string};
+use crate::note::{Frontmatter, Note, Resolution, meta_edit};
+use crate::vault::{Vault, VaultPath};
+
+type Answer = Result<CallToolResult, rmcp::ErrorData>;
+type Response = Result<CallToolResponse, rmcp::ErrorData>;
+
+/// The link graph behind the note tools, and when it was last brought up to date.
+#[derive(Debug, Default)]
+pub struct GraphState {
+    /// Every note's links, aliases and backlinks.
+    pub graph: Graph,
+    /// `None` until a note tool first needs it.
+    pub refreshed: Option<Instant>,
+}
+
+/// Characters of a note's preview in `list_notes`.
+const PREVIEW: usize = 160;
+
+/// The answer of a call that failed before anything was written.
+macro_rules! attempt {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Ok(fail(e.to_string()).into()),
+        }
+    };
+}
+
+impl Scholia {
+    /// The link graph, brought up to date (only notes whose mtime or size changed are read).
+    pub(super) fn fresh_graph(&self) -> Result<MutexGuard<'_, GraphState>, String> {
+        let mut state = lock(&self.graph);
+        state.graph.refresh(self.vault.as_ref()).map_err(|e| e.to_string())?;
+        state.refreshed = Some(Instant::now());
+        Ok(state)
+    }
+
+    /// The note a person names: a vault path, a note name or alias (case-insensitive, `.md`
+    /// optional), or a wikilink (`[[Name#Heading|shown]]`, `![[…]]`), resolved as Obsidian
+    /// resolves links. An ambiguous name is an error that lists the candidates.
+    fn resolve_note_name(&self, graph: &Graph, raw: &str) -> Result<VaultPath, String> {
+        let given = raw.trim().trim_start_matches('!');
+        let inner = given.strip_prefix("[[").and_then(|s| s.strip_suffix("]]")).unwrap_or(given);
+        let target = inner.split('|').next().unwrap_or("").split('#').next().unwrap_or("").trim();
+        if target.is_empty() {
+            return Err("give the note as a name, a [[wikilink]] or a vault path".into());
+        }
+        if let Ok(path) = self.note_path(target)
+            && path.is_markdown()
+            && self.vault.exists(&path)
+        {
+            return Ok(path);
+        }
+        let notes_only = |paths: Vec<String>| -> Vec<String> {
+            paths.into_iter().filter(|p| p.to_lowercase().ends_with(".md")).collect()
+        };
+        let found = match graph.resolver().resolve(target, None) {
+            Resolution::Resolved(p) => notes_only(vec![p]),
+            Resolution::Ambiguous(many) => notes_only(many),
+            Resolution::Missing => Vec::new(),
+        };
+        match found.as_slice() {
+            [one] => VaultPath::new(one).map_err(|e| e.to_string()),
+            [] => Err(self.no_such_note(graph, target)),
+            many => Err(format!(
+                "{target:?} names {} notes: {}; call again with one of these paths",
+                many.len(),
+                many.join(", ")
+            )),
+        }
+    }
+
+    fn no_such_note(&self, graph: &Graph, target: &str) -> String {
+        let wanted = target.to_lowercase();
+        let close: Vec<&str> = graph
+            .notes()
+            .map(|n| n.path.as_str())
+            .filter(|p| p.to_lowercase().contains(&wanted))
+            .take(5)
+            .collect();
+        let hint = if close.is_empty() { String::new() } else { format!("; similar: {}", close.join(", ")) };
+        format!("no note is named {target:?}{hint}; find notes with list_notes or search_vault")
+    }
+}
+
+fn lock(state: &Mutex<GraphState>) -> MutexGuard<'_, GraphState> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The title people see: frontmatter `title`, else the first top-level heading, else the name.
+fn title_of(note: &Note, path: &VaultPath) -> String {
+    note.frontmatter
+        .get_str("title")
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| note.headings.iter().find(|h| h.level == 1).map(|h| h.text.clone()))
+        .unwrap_or_else(|| path.stem().to_string())
+}
+
+/// When the note was created: a frontmatter date (`created`, `date created`, `date`), else the
+/// file's creation time; and where that came from.
+fn created_of(fm: &Frontmatter, ctime_ms: Option<i64>) -> (Option<String>, &'static str) {
+    for key in ["created", "date created", "creation date", "date"] {
+        if let Some(value) = fm.get_ci(key).and_then(scalar_string) {
+            return (Some(value), "frontmatter");
+        }
+    }
+    let stamp = ctime_ms.and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok()).map(|t| t.to_string());
+    (stamp, "file")
+}
+
+/// The first words of the body: headings' text, no frontmatter, not the title again.
+fn preview(text: &str, title: &str) -> String {
+    let mut out = String::new();
+    for line in text[body_start(text)..].lines() {
+        let line = line.trim().trim_start_matches('#').trim();
+        if line.is_empty() || line == title || line.starts_with("```") {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(line);
+        if out.chars().count() > PREVIEW {
+            break;
+        }
+    }
+    match out.char_indices().nth(PREVIEW) {
+        Some((at, _)) => format!("{}…", out[..at].trim_end()),
+        None => out,
+    }
+}
+
+fn backlink_json(links: &[Backlink]) -> Vec<Value> {
+    links.iter().map(|b| json!({"source": b.source.as_str(), "line": b.line, "embed": b.embed})).collect()
+}
+
+/// `text` with line ends like `like`'s (CRLF notes get CRLF).
+fn line_ends_like(text: &str, like: &str) -> String {
+    if like.contains("\r\n") { text.replace("\r\n", "\n").replace('\n', "\r\n") } else { text.to_string() }
+}
+
+/// The note after `update_note`'s body change (frontmatter untouched).
+fn new_body(text: &str, content: &str, mode: UpdateMode) -> String {
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let content = line_ends_like(content, text);
+    let end = if content.is_empty() || content.ends_with('\n') { "" } else { nl };
+    let body = body_start(text);
+    match mode {
+        UpdateMode::Replace => format!("{}{content}", &text[..body]),
+        UpdateMode::Append => {
+            let sep = if text[body..].is_empty() || text.ends_with('\n') { "" } else { nl };
+            format!("{text}{sep}{content}{end}")
+        }
+        UpdateMode::Prepend => format!("{}{content}{end}{}", &text[..body], &text[body..]),
+    }
+}
+
+/// Lines added and removed in a unified diff.
+fn diff_counts(diff: &str) -> (usize, usize) {
+    let lines = || diff.lines().filter(|l| !l.starts_with("+++ ") && !l.starts_with("--- "));
+    (lines().filter(|l| l.starts_with('+')).count(), lines().filter(|l| l.starts_with('-')).count())
+}
+
+#[tool_router(router = vault_note_tools, vis = "pub(super)")]
+impl Scholia {
+    /// Read a note by name, alias, [[wikilink]] or path, resolved as Obsidian resolves links (case-insensitive, aliases included); an ambiguous name is an error listing the candidates. Returns the content plus title, tags, aliases, frontmatter, creation date and backlinks (the notes linking to it). Long notes come in parts: pass the returned next offset.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn read_note(&self, Parameters(args): Parameters<ReadNote>) -> Answer {
+        let (path, backlinks, aliases) = {
+            let state = match self.fresh_graph() {
+                Ok(s) => s,
+                Err(e) => return Ok(fail(e)),
+            };
+            let path = match self.resolve_note_name(&state.graph, &args.note) {
+                Ok(p) => p,
+                Err(e) => return Ok(fail(e)),
+            };
+            let aliases = state.graph.note(&path).map(|n| n.aliases.clone()).unwrap_or_default();
+            (path.clone(), state.graph.backlinks(&path), aliases)
+        };
+        let text = match self.vault.read(&path) {
+            Ok(t) => t,
+            Err(e) => return Ok(fail(e.to_string())),
+        };
+        let stat = self.vault.stat(&path).ok();
+        let note = Note::parse(&text);
+        let (created, created_from) = created_of(&note.frontmatter, stat.as_ref().map(|s| s.ctime_ms));
+        let mut from = args.offset.min(text.len());
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let (links, links_cut) = fit(backlink_json(&backlinks), 4096);
+        let (part, truncated) = cut_text(&text[from..], MAX_ANSWER_BYTES - 8192);
+        let mut value = json!({
+            "path": path.as_str(),
+            "name": path.stem(),
+            "title": title_of(&note, &path),
+            "resolved_from": args.note,
+            "content": part,
+            "frontmatter": note.frontmatter.data,
+            "tags": note.tag_names(),
+            "aliases": aliases,
+            "created": created,
+            "created_from": created_from,
+            "modified": stat.as_ref().and_then(|s| jiff::Timestamp::from_millisecond(s.mtime_ms).ok()).map(|t| t.to_string()),
+            "size": text.len(),
+            "backlinks": links,
+            "backlink_count": backlinks.len(),
+        });
+        if links_cut {
+            value["backlinks_truncated"] = json!(true);
+        }
+        if truncated {
+            value["truncated"] = json!(true);
+            value["next"] = json!({"note": path.as_str(), "offset": from + part.len()});
+        }
+        Ok(ok(&format!("{path} ({} bytes, {} backlinks)", text.len(), backlinks.len()), value))
+    }
+
+    /// List the notes of the vault or of a folder (recursive unless recursive: false), sorted by path, each with its name, title, a short preview of its text, and last modification. Paged: pass the returned next arguments.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_notes(&self, Parameters(args): Parameters<ListNotes>) -> Answer {
+        let folder = match self.folder(args.folder.as_deref(), false) {
+            Ok(f) => f,
+            Err(e) => return Ok(fail(e)),
+        };
+        let mut notes = match library::notes(self.vault.as_ref(), &folder) {
+            Ok(n) => n,
+            Err(e) => return Ok(fail(e.to_string())),
+        };
+        if !args.recursive {
+            notes.retain(|n| n.path.parent().unwrap_or_default() == folder);
+        }
+        let total = notes.len();
+        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let page: Vec<Value> = notes
+            .iter()
+            .skip(args.offset)
+            .take(limit)
+            .map(|meta| {
+                let text = self.vault.read(&meta.path).unwrap_or_default();
+                let note = Note::parse(&text);
+                let title = title_of(&note, &meta.path);
+                json!({
+                    "path": meta.path.as_str(),
+                    "name": meta.path.stem(),
+                    "preview": preview(&text, &title),
+                    "title": title,
+                    "modified": jiff::Timestamp::from_millisecond(meta.mtime_ms).ok().map(|t| t.to_string()),
+                })
+            })
+            .collect();
+        let (shown, _) = fit(page, MAX_ANSWER_BYTES - 1024);
+        let next_offset = args.offset + shown.len();
+        let mut value =
+            json!({"folder": folder.as_str(), "notes": shown, "total": total, "offset": args.offset});
+        if next_offset < total {
+            value["truncated"] = json!(true);
+            value["next"] = json!({"folder": folder.as_str(), "recursive": args.recursive, "offset": next_offset, "limit": limit});
+        }
+        Ok(ok(
+            &format!("{total} notes in {}", if folder.is_root() { "the vault" } else { folder.as_str() }),
+            value,
+        ))
+    }
+
+    /// Change a note named by name, alias, [[wikilink]] or path: replace its body (the frontmatter stays; the previous version goes to .trash/; needs the user's approval), append or prepend to it, and/or set frontmatter properties (lists merged). dryRun returns the diff and writes nothing.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn update_note(
+        &self,
+        Parameters(args): Parameters<UpdateNote>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        let path = {
+            let graph = attempt!(self.fresh_graph());
+            attempt!(self.resolve_note_name(&graph.graph, &args.note))
+        };
+        attempt!(path.ensure_writable());
+        let text = attempt!(self.vault.read(&path));
+        if args.content.is_none() && args.frontmatter.as_ref().is_none_or(|f| f.is_empty()) {
+            return Ok(fail(
+                "nothing to change: give content (with mode replace, append or prepend) or frontmatter",
+            )
+            .into());
+        }
+        let mut new = match &args.content {
+            Some(content) => new_body(&text, content, args.mode),
+            None => text.clone(),
+        };
+        let mut properties = Vec::new();
+        if let Some(map) = args.frontmatter.as_ref().filter(|m| !m.is_empty()) {
+            (new, properties) = attempt!(meta_edit::update_properties(&new, map, false));
+        }
+        let shown = diff::unified(path.as_str(), &text, &new);
+        let (added, removed) = diff_counts(&shown);
+        let mut value = json!({"path": path.as_str(), "mode": args.mode_name(), "properties": properties, "lines_added": added, "lines_removed": removed});
+        if new == text {
+            value["changed"] = json!(false);
+            return Ok(ok(&format!("{path} already says that; nothing changed"), value).into());
+        }
+        if args.dry_run {
+            let (cut, truncated) = cut_text(&shown, MAX_ANSWER_BYTES - 4096);
+            value["dry_run"] = json!(true);
+            value["diff"] = json!(cut);
+            if truncated {
+                value["truncated"] = json!(true);
+            }
+            return Ok(ok(&format!("would change {path} (+{added} -{removed} lines)"), value).into());
+        }
+        let destructive = args.content.is_some() && args.mode == UpdateMode::Replace;
+        let what = if destructive { format!("replace the body of {path}") } else { format!("edit {path}") };
+        let confirmed = match self.approval_round(&ctx, destructive, args.confirm, &what, state, responses) {
+            Ok(approved) => args.confirm || approved,
+            Err(round) => return Ok(*round),
+        };
+        attempt!(self.approve(&ctx, destructive, confirmed, &what).await);
+        if destructive {
+            let trashed = attempt!(self.vault.trash(&path));
+            if let Err(err) = self.vault.create_new(&path, &new) {
+                let _ = self.vault.rename(&trashed, &path);
+                return Ok(fail(err.to_string()).into());
+            }
+            value["previous_version"] = json!(trashed.as_str());
+        } else {
+            attempt!(self.vault.write(&path, &new));
+        }
+        value["changed"] = json!(true);
+        Ok(ok(&format!("updated {path} (+{added} -{removed} lines)"), value).into())
+    }
+
+    /// Delete a note named by name, alias, [[wikilink]] or path: it goes to the vault's .trash/ (a backup Obsidian can restore). The answer, and the approval question, warn of every note that links to it (those links break). Needs the user's approval; dryRun only reports.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn delete_note(
+        &self,
+        Parameters(args): Parameters<DeleteNote>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        let (path, incoming) = {
+            let graph = attempt!(self.fresh_graph());
+            let path = attempt!(self.resolve_note_name(&graph.graph, &args.note));
+            let incoming = graph.graph.backlinks(&path);
+            (path, incoming)
+        };
+        attempt!(path.ensure_writable());
+        let mut sources: Vec<&str> = incoming.iter().map(|b| b.source.as_str()).collect();
+        sources.dedup();
+        let warning = match sources.len() {
+            0 => None,
+            n => Some(format!(
+                "{n} note{} link to {path}; those links will be broken: {}",
+                if n == 1 { "" } else { "s" },
+                sources.iter().take(10).copied().collect::<Vec<_>>().join(", ")
+            )),
+        };
+        let (links, _) = fit(backlink_json(&incoming), MAX_ANSWER_BYTES - 4096);
+        let mut value = json!({"path": path.as_str(), "incoming_links": links, "linking_notes": sources.len(), "warning": warning});
+        if args.dry_run {
+            value["dry_run"] = json!(true);
+            return Ok(ok(&format!("would move {path} to .trash/"), value).into());
+        }
+        let what = match &warning {
+            Some(w) => format!("delete {path} (it goes to .trash/; {w})"),
+            None => format!("delete {path} (it goes to .trash/; no note links to it)"),
+        };
+        let confirmed = match self.approval_round(&ctx, true, args.confirm, &what, state, responses) {
+            Ok(approved) => args.confirm || approved,
+            Err(round) => return Ok(*round),
+        };
+        attempt!(self.approve(&ctx, true, confirmed, &what).await);
+        let trashed = attempt!(self.vault.trash(&path));
+        lock(&self.graph).graph.remove_note(&path);
+        value["trashed_to"] = json!(trashed.as_str());
+        Ok(ok(&format!("moved {path} to {trashed}"), value).into())
+    }
+}
+
+impl UpdateNote {
+    fn mode_name(&self) -> &'static str {
+        match (self.content.is_some(), self.mode) {
+            (false, _) => "frontmatter",
+            (true, UpdateMode::Replace) => "replace",
+            (true, UpdateMode::Append) => "append",
+            (true, UpdateMode::Prepend) => "prepend",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_change_around_the_frontmatter() {
+        let note = "\u{feff}---\r\na: 1\r\n---\r\nOld\r\n";
+        assert_eq!(new_body(note, "New\n", UpdateMode::Replace), "\u{feff}---\r\na: 1\r\n---\r\nNew\r\n");
+        assert_eq!(
+            new_body(note, "More", UpdateMode::Append),
+            "\u{feff}---\r\na: 1\r\n---\r\nOld\r\nMore\r\n"
+        );
+        assert_eq!(
+            new_body(note, "Top", UpdateMode::Prepend),
+            "\u{feff}---\r\na: 1\r\n---\r\nTop\r\nOld\r\n"
+        );
+        assert_eq!(new_body("x", "y", UpdateMode::Append), "x\ny\n");
+    }
+
+    #[test]
+    fn previews_skip_frontmatter_and_title() {
+        let text = "---\ntitle: T\n---\n# T\n\nFirst line.\n## Part\nSecond.\n";
+        assert_eq!(preview(text, "T"), "First line. Part Second.");
+        let long = format!("# X\n{}", "word ".repeat(100));
+        assert!(preview(&long, "X").ends_with('…') && preview(&long, "X").chars().count() <= PREVIEW + 1);
+    }
+}
