@@ -7,6 +7,8 @@ mod example_vault;
 mod graph;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "mcp")]
+mod mcp_files;
 mod note;
 mod rewrite;
 mod synthesis;

@@ -2,7 +2,9 @@
 //! token. One handler ([`Scholia`]) with the tools, prompts, resources and completions; the only
 //! module that knows JSON-RPC.
 
+mod files;
 mod http;
+mod names;
 mod params;
 mod reply;
 mod search;

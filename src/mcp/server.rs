@@ -32,8 +32,11 @@ pub enum ConfirmPolicy {
 }
 
 /// The tools that write; `--read-only` removes them.
-pub const WRITE_TOOLS: [&str; 8] = [
+pub const WRITE_TOOLS: [&str; 11] = [
     "obsidian_write_note",
+    "obsidian_update_file",
+    "obsidian_delete_file",
+    "obsidian_move_file",
     "obsidian_manage_frontmatter",
     "create_note",
     "append_to_note",
@@ -85,8 +88,11 @@ impl Scholia {
     /// A server over the vault in `settings` (which must be a folder).
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
         let vault = FsVault::open(&settings.config.vault)?;
-        let mut tool_router =
-            Self::annotation_tools() + Self::note_tools() + Self::edit_tools() + Self::metadata_tools();
+        let mut tool_router = Self::annotation_tools()
+            + Self::note_tools()
+            + Self::edit_tools()
+            + Self::metadata_tools()
+            + Self::file_tools();
         if settings.read_only {
             for name in WRITE_TOOLS {
                 tool_router.remove_route(name);
