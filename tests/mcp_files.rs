@@ -370,6 +370,7 @@ async fn delete_goes_to_the_trash_and_lists_the_links_that_break() {
 async fn move_rewrites_every_link_and_keeps_the_rest_byte_identical() {
     let s = start(ConfirmPolicy::None).await;
     let code_block = "```\n[[Alpha]] in code stays\n```\n";
+    std::fs::write(s.vault.path().join("Links/Heading.md"), "## About [[Alpha]]\ntext\n").unwrap();
     let done = s.ok("obsidian_move_file", json!({"filePath": "[[Alpha]]", "newPath": "Alpha v2"})).await;
     assert_eq!(
         (done["path"].as_str(), done["previous_path"].as_str()),
@@ -400,7 +401,8 @@ async fn move_rewrites_every_link_and_keeps_the_rest_byte_identical() {
             .unwrap()
             .contains(&json!({"line": 8, "before": "![[Alpha#^goal1]]", "after": "![[Alpha v2#^goal1]]"}))
     );
-    assert_eq!((done["notes_changed"].as_u64(), done["links_changed"].as_u64()), (Some(3), Some(9)));
+    assert_eq!(s.read("Links/Heading.md"), "## About [[Alpha v2]]\ntext\n");
+    assert_eq!((done["notes_changed"].as_u64(), done["links_changed"].as_u64()), (Some(4), Some(10)));
 
     let err =
         s.err("obsidian_move_file", json!({"filePath": "Alpha v2", "newPath": "Projects/Meeting.md"})).await;

@@ -45,7 +45,9 @@ impl MovePlan {
 /// The links to rewrite when `old` moves to `new`: in every note that links to it (frontmatter
 /// links, embeds, aliases and `#heading`/`#^block` subpaths kept), and in the moved note itself.
 /// New link text follows `style` (Obsidian's "New link format"). Notes that cannot be read as text
-/// are left alone.
+/// are left alone. Only notes that may link to `old` are parsed again: those the graph says link
+/// to it, and those that mention its name or an alias (links in headings, which the graph does not
+/// hold, name it too).
 pub(super) fn plan_move(
     vault: &dyn Vault,
     graph: &Graph,
@@ -55,6 +57,7 @@ pub(super) fn plan_move(
 ) -> Result<MovePlan, VaultError> {
     let before = graph.resolver();
     let after = resolver_after(graph, old.as_str(), Some(new.as_str()));
+    let names = names_of(graph, old);
     let mut notes = Vec::new();
     for note in graph.notes().filter(|n| n.path != *old && n.unreadable.is_none()) {
         let text = match vault.read(&note.path) {
@@ -62,6 +65,10 @@ pub(super) fn plan_move(
             Err(VaultError::NotFound { .. } | VaultError::NotText { .. }) => continue,
             Err(err) => return Err(err),
         };
+        let links_there = note.links.iter().any(|l| l.path() == Some(old.as_str()));
+        if !links_there && !mentions(&text, &names) {
+            continue;
+        }
         let done =
             rewrite_links(&text, note.path.as_str(), old.as_str(), new.as_str(), before, &after, style);
         if !done.changes.is_empty() {
@@ -80,6 +87,23 @@ pub(super) fn plan_move(
         None
     };
     Ok(MovePlan { moved, notes })
+}
+
+/// The lowercase names a link to `path` may use: its name (also with `%20` for spaces, as Markdown
+/// links write it) and its aliases.
+fn names_of(graph: &Graph, path: &VaultPath) -> Vec<String> {
+    let name = if path.is_markdown() { path.stem() } else { path.file_name() }.to_lowercase();
+    let mut names = vec![name.replace(' ', "%20"), name];
+    if let Some(note) = graph.note(path) {
+        names.extend(note.aliases.iter().map(|a| a.to_lowercase()));
+    }
+    names
+}
+
+/// Whether `text` holds one of `names` (lowercase), ignoring case.
+fn mentions(text: &str, names: &[String]) -> bool {
+    let text = text.to_lowercase();
+    names.iter().any(|name| text.contains(name.as_str()))
 }
 
 /// A link that deleting a file breaks, or turns to another file of the same name.
