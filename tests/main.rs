@@ -8,6 +8,8 @@ mod graph;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "mcp")]
+mod mcp_files;
+#[cfg(feature = "mcp")]
 mod mcp_vault_tools;
 mod note;
 mod rewrite;

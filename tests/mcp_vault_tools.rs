@@ -447,7 +447,7 @@ async fn notes_are_listed_with_titles_previews_and_pages() {
     assert_eq!(paths, ["Notes/Spaced.md", "Notes/Tags CRLF.md"]);
     assert!(second.get("next").is_none());
     let top = s.ok("list_notes", json!({"folder": "Projects", "recursive": false})).await;
-    assert_eq!(top["notes"].as_array().unwrap().len(), 1);
+    assert_eq!(top["notes"].as_array().unwrap().len(), 2, "Projects/Alpha.md and Projects/Meeting.md");
     assert!(s.err("list_notes", json!({"folder": "Nowhere"})).await.contains("does not exist"));
 }
 

@@ -3,7 +3,9 @@
 //! module that knows JSON-RPC.
 
 mod diff;
+mod files;
 mod http;
+mod names;
 mod note_tools;
 mod params;
 mod periodic_tools;

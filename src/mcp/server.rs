@@ -34,8 +34,11 @@ pub enum ConfirmPolicy {
 }
 
 /// The tools that write; `--read-only` removes them.
-pub const WRITE_TOOLS: [&str; 13] = [
+pub const WRITE_TOOLS: [&str; 16] = [
     "obsidian_write_note",
+    "obsidian_update_file",
+    "obsidian_delete_file",
+    "obsidian_move_file",
     "obsidian_manage_frontmatter",
     "create_note",
     "append_to_note",
@@ -115,6 +118,7 @@ impl Scholia {
             + Self::note_tools()
             + Self::edit_tools()
             + Self::metadata_tools()
+            + Self::file_tools()
             + Self::vault_tools()
             + Self::periodic_tools()
             + Self::vault_note_tools();

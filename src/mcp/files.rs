@@ -1,0 +1,311 @@
+//! The file tools of seed 004: read a note (Markdown or NoteJson, with a content hash), update it
+//! (whole file or a patch; by path, name, the active note or a periodic note; `ifMatch`, dry run),
+//! delete it to `.trash/` (listing the links that break), and move it (rewriting every link to
+//! it). Every note argument is a path, a name or a [[link]] (`names.rs`).
+
+mod diff;
+mod links;
+mod params;
+mod update;
+
+use rmcp::handler::server::tool::{InputResponses, RequestState};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+use serde_json::{Value, json};
+
+use self::diff::content_hash;
+use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
+use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
+use super::server::Scholia;
+use crate::index::graph::Graph;
+use crate::note::{Frontmatter, Note};
+use crate::vault::{Vault, VaultPath};
+
+type Response = Result<CallToolResponse, rmcp::ErrorData>;
+
+/// Turns an error into the failed answer; `Ok` passes through.
+macro_rules! attempt {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Ok(fail(e.to_string()).into()),
+        }
+    };
+}
+
+/// Room left for lists and diffs in an answer.
+const BUDGET: usize = MAX_ANSWER_BYTES - 2048;
+
+#[tool_router(router = file_tools, vis = "pub(super)")]
+impl Scholia {
+    /// Read a note (by vault path, note name, alias or [[link]]): its Markdown, or with format json a NoteJson (content, frontmatter, tags, stat with ctime, mtime, size). Both give a content `hash` to pass as ifMatch to obsidian_update_file. Long notes come in parts: pass the returned next offset.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_read_file(&self, Parameters(args): Parameters<ReadFile>) -> Response {
+        let path = attempt!(self.resolve_note(&args.file_path));
+        let text = attempt!(self.vault.read(&path));
+        let mut start = args.offset.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let (part, truncated) = cut_text(&text[start..], args.length.unwrap_or(BUDGET).min(BUDGET));
+        let mut value =
+            json!({"path": path.as_str(), "content": part, "size": text.len(), "hash": content_hash(&text)});
+        if args.format == Format::Json {
+            let stat = attempt!(self.vault.stat(&path));
+            value["frontmatter"] = Value::Object(Frontmatter::parse(&text).data);
+            value["tags"] = json!(Note::parse(&text).tag_names());
+            value["stat"] = json!({"ctime": stat.ctime_ms, "mtime": stat.mtime_ms, "size": stat.size});
+        }
+        if truncated {
+            value["truncated"] = json!(true);
+            value["next"] =
+                json!({"filePath": path.as_str(), "format": args.format, "offset": start + part.len()});
+        }
+        Ok(ok(&format!("{path} ({} bytes)", text.len()), value).into())
+    }
+
+    /// Change a note, given by path, name or [[link]] (targetType filePath), as the note open in Obsidian (activeFile; needs ifMatch), or as the current periodic note (periodicNote, e.g. daily). wholeFile appends, prepends (after the frontmatter) or overwrites (overwriteIfExists; the old version goes to .trash/), creating the note when needed; patch appends, prepends or replaces under a heading (A::B paths), at a block (^id) or in a frontmatter key, touching nothing else. ifMatch refuses the change when the note changed since it was read; dryRun returns a unified diff instead of writing.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_update_file(
+        &self,
+        Parameters(args): Parameters<UpdateFile>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        let plan = attempt!(self.plan_update(&args));
+        if args.dry_run {
+            return Ok(plan.preview(BUDGET).into());
+        }
+        if !plan.changes() {
+            return Ok(plan.answer(false, None).into());
+        }
+        let path = &plan.path;
+        let what = if plan.destructive { format!("replace all of {path}") } else { format!("edit {path}") };
+        if let Err(answer) = self.consent(&ctx, plan.destructive, args.confirm, &what, state, responses).await
+        {
+            return Ok(answer);
+        }
+        let previous = attempt!(self.apply_update(&plan));
+        Ok(plan.answer(true, previous.as_ref()).into())
+    }
+
+    /// Delete a note or file (by path, name or [[link]]): it goes to the vault's .trash/ (restorable). The answer says where it went and lists the links in other notes that now break (or now open another file of the same name). dryRun lists them without deleting.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_delete_file(
+        &self,
+        Parameters(args): Parameters<DeleteFile>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        let path = attempt!(self.resolve_note(&args.file_path));
+        attempt!(path.ensure_writable());
+        let graph = attempt!(Graph::build(self.vault.as_ref()));
+        let links = links::links_into(&graph, &path);
+        if args.dry_run {
+            return Ok(deleted(&path, links, None).into());
+        }
+        let broken = links.iter().filter(|l| l.now_opens.is_none()).count();
+        let what = format!("delete {path} (to .trash/), breaking {broken} links");
+        if let Err(answer) = self.consent(&ctx, true, args.confirm, &what, state, responses).await {
+            return Ok(answer);
+        }
+        let trashed = attempt!(self.vault.trash(&path));
+        Ok(deleted(&path, links, Some(trashed)).into())
+    }
+
+    /// Move or rename a note or file (by path, name or [[link]]) and rewrite every link to it across the vault, as Obsidian does: wikilinks, Markdown links, embeds, frontmatter links, aliases, #heading and #^block kept; new links follow the vault's "New link format". newPath may be a path, a folder ending with /, or a bare new name. Refused when the target exists. The answer lists every changed note with its link changes (line, before, after); dryRun lists them without writing.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_move_file(
+        &self,
+        Parameters(args): Parameters<MoveFile>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        let (old, new) = attempt!(self.move_paths(&args.file_path, &args.new_path));
+        let graph = attempt!(Graph::build(self.vault.as_ref()));
+        let plan = attempt!(links::plan_move(self.vault.as_ref(), &graph, &old, &new, self.link_style()));
+        if !args.dry_run {
+            let (notes, links) = plan.counts();
+            let what = format!("move {old} to {new} and rewrite {links} links in {notes} notes");
+            if let Err(answer) = self.consent(&ctx, true, args.confirm, &what, state, responses).await {
+                return Ok(answer);
+            }
+            attempt!(self.apply_move(&old, &new, &plan));
+        }
+        Ok(moved(&old, &new, &plan, args.dry_run).into())
+    }
+}
+
+impl Scholia {
+    /// Asks for approval as the confirmation policy wants: in an input round on the 2026 protocol,
+    /// else through elicitation or `confirm: true`. `Err` is the answer to send back now.
+    async fn consent(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        destructive: bool,
+        confirm: bool,
+        what: &str,
+        state: Option<String>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<(), CallToolResponse> {
+        let confirmed = match self.approval_round(ctx, destructive, confirm, what, state, responses) {
+            Ok(approved) => confirm || approved,
+            Err(answer) => return Err(*answer),
+        };
+        self.approve(ctx, destructive, confirmed, what).await.map_err(|e| fail(e).into())
+    }
+
+    /// The file to move and where: it exists, the target does not, neither is protected.
+    fn move_paths(&self, file: &str, raw_new: &str) -> Result<(VaultPath, VaultPath), String> {
+        let old = self.resolve_note(file)?;
+        old.ensure_movable().map_err(|e| e.to_string())?;
+        let new = destination(&old, raw_new)?;
+        new.ensure_writable().map_err(|e| e.to_string())?;
+        if new == old {
+            return Err(format!("{old} is already there; give a different newPath"));
+        }
+        if self.vault.exists(&new) {
+            return Err(format!(
+                "{new} already exists; choose another newPath (nothing was moved), or delete that file first"
+            ));
+        }
+        Ok((old, new))
+    }
+
+    /// Moves the file, then writes each changed note (each atomically).
+    fn apply_move(&self, old: &VaultPath, new: &VaultPath, plan: &links::MovePlan) -> Result<(), String> {
+        self.vault.rename(old, new).map_err(|e| e.to_string())?;
+        let failed: Vec<String> = plan
+            .edits()
+            .filter_map(|edit| {
+                self.vault.write(&edit.path, &edit.text).err().map(|e| format!("{}: {e}", edit.path))
+            })
+            .collect();
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "moved {old} to {new}, but could not update the links in: {}; fix those by hand",
+                failed.join("; ")
+            ))
+        }
+    }
+}
+
+/// The answer of a delete (`trashed`: where the file went; `None` for a dry run).
+fn deleted(path: &VaultPath, links: Vec<links::DeletedLink>, trashed: Option<VaultPath>) -> CallToolResult {
+    let (broken, redirected): (Vec<_>, Vec<_>) = links.into_iter().partition(|l| l.now_opens.is_none());
+    let count = broken.len();
+    let (broken, cut) = fit(broken, BUDGET / 2);
+    let (redirected, cut_more) = fit(redirected, BUDGET / 2);
+    let mut value = json!({"path": path.as_str(), "broken_links": broken, "broken_count": count});
+    match &trashed {
+        Some(to) => value["trashed_to"] = json!(to.as_str()),
+        None => value["dry_run"] = json!(true),
+    }
+    if !redirected.is_empty() {
+        value["redirected_links"] = json!(redirected);
+    }
+    if cut || cut_more {
+        value["truncated"] = json!(true);
+        value["hint"] = json!("not every link is listed; obsidian_search for the note's name finds the rest");
+    }
+    let verb = if trashed.is_some() { "deleted" } else { "dry run: would delete" };
+    ok(&format!("{verb} {path}; {count} links to it break"), value)
+}
+
+/// The answer of a move: every changed note with its link changes.
+fn moved(old: &VaultPath, new: &VaultPath, plan: &links::MovePlan, dry_run: bool) -> CallToolResult {
+    let (notes, links) = plan.counts();
+    let (edits, truncated) = fit(plan.edits().collect(), BUDGET);
+    let mut value = json!({
+        "path": new.as_str(), "previous_path": old.as_str(), "notes": edits,
+        "notes_changed": notes, "links_changed": links,
+    });
+    if dry_run {
+        value["dry_run"] = json!(true);
+    }
+    if truncated {
+        value["truncated"] = json!(true);
+        value["hint"] = json!("not every changed note is listed; the counts cover them all");
+    }
+    let verb = if dry_run { "dry run: would move" } else { "moved" };
+    ok(&format!("{verb} {old} to {new}; {links} links rewritten in {notes} notes"), value)
+}
+
+/// Where `raw` sends `old`: a path; a folder ending with `/` (the name kept); or a bare name (the
+/// folder kept). The extension of `old` is added when the new name has none (`.md` for a note).
+fn destination(old: &VaultPath, raw: &str) -> Result<VaultPath, String> {
+    let raw = raw.trim();
+    let raw = raw.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")).unwrap_or(raw);
+    if raw.is_empty() {
+        return Err("newPath is empty; give the new path, a folder ending with /, or a new name".into());
+    }
+    let folder = old.parent().unwrap_or_default();
+    let path = if raw.ends_with('/') {
+        VaultPath::new(raw).and_then(|f| f.join(old.file_name()))
+    } else if raw.contains('/') {
+        VaultPath::new(raw)
+    } else {
+        folder.join(raw)
+    }
+    .map_err(|e| e.to_string())?;
+    if path.is_root() {
+        return Err("newPath names the vault root; give a path for the file".into());
+    }
+    let ext = old.extension();
+    let keeps_ext =
+        if old.is_markdown() { path.is_markdown() } else { path.extension().eq_ignore_ascii_case(ext) };
+    if keeps_ext || ext.is_empty() {
+        return Ok(path);
+    }
+    let name = format!("{}.{ext}", path.file_name());
+    path.parent().unwrap_or_default().join(&name).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dest(old: &str, raw: &str) -> Result<String, String> {
+        destination(&VaultPath::new(old).unwrap(), raw).map(|p| p.as_str().to_string())
+    }
+
+    #[test]
+    fn the_destination_of_a_move() {
+        assert_eq!(dest("A/Old.md", "New").unwrap(), "A/New.md");
+        assert_eq!(dest("A/Old.md", "B/New").unwrap(), "B/New.md");
+        assert_eq!(dest("A/Old.md", "B/").unwrap(), "B/Old.md");
+        assert_eq!(dest("A/Old.md", "Paper v1.2").unwrap(), "A/Paper v1.2.md");
+        assert_eq!(dest("img/x.png", "y").unwrap(), "img/y.png");
+        assert_eq!(dest("img/x.png", "media/y.PNG").unwrap(), "media/y.PNG");
+        assert_eq!(dest("Old.md", "[[New]]").unwrap(), "New.md");
+        assert!(dest("Old.md", "../x").is_err());
+        assert!(dest("Old.md", " ").is_err());
+    }
+}

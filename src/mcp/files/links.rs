@@ -1,0 +1,163 @@
+//! What moving or deleting a file does to the vault's links: the notes whose links a move
+//! rewrites (and how), and the links a delete breaks. Worked out from a [`Graph`] of the vault
+//! before anything is written.
+
+use serde::Serialize;
+
+use crate::index::graph::Graph;
+use crate::note::rewrite::{LinkChange, rebase_links, rewrite_links};
+use crate::note::{LinkResolver, LinkStyle};
+use crate::vault::{Vault, VaultError, VaultPath};
+
+/// A note whose links change.
+#[derive(Debug, Serialize)]
+pub(super) struct NoteEdit {
+    /// The note (for the moved note: its new path).
+    pub path: VaultPath,
+    /// Its new text.
+    #[serde(skip)]
+    pub text: String,
+    /// The links changed, in order.
+    pub changes: Vec<LinkChange>,
+}
+
+/// Every change a move makes.
+#[derive(Debug)]
+pub(super) struct MovePlan {
+    /// The moved note's own links, re-based for its new folder (when any changed).
+    pub moved: Option<NoteEdit>,
+    /// The other notes whose links to the moved file change.
+    pub notes: Vec<NoteEdit>,
+}
+
+impl MovePlan {
+    /// The moved note first, then the others.
+    pub fn edits(&self) -> impl Iterator<Item = &NoteEdit> {
+        self.moved.iter().chain(&self.notes)
+    }
+
+    /// How many notes and links change.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.edits().count(), self.edits().map(|e| e.changes.len()).sum())
+    }
+}
+
+/// The links to rewrite when `old` moves to `new`: in every note that links to it (frontmatter
+/// links, embeds, aliases and `#heading`/`#^block` subpaths kept), and in the moved note itself.
+/// New link text follows `style` (Obsidian's "New link format"). Notes that cannot be read as text
+/// are left alone. Only notes that may link to `old` are parsed again: those the graph says link
+/// to it, and those that mention its name or an alias (links in headings, which the graph does not
+/// hold, name it too).
+pub(super) fn plan_move(
+    vault: &dyn Vault,
+    graph: &Graph,
+    old: &VaultPath,
+    new: &VaultPath,
+    style: LinkStyle,
+) -> Result<MovePlan, VaultError> {
+    let before = graph.resolver();
+    let after = resolver_after(graph, old.as_str(), Some(new.as_str()));
+    let names = names_of(graph, old);
+    let mut notes = Vec::new();
+    for note in graph.notes().filter(|n| n.path != *old && n.unreadable.is_none()) {
+        let text = match vault.read(&note.path) {
+            Ok(text) => text,
+            Err(VaultError::NotFound { .. } | VaultError::NotText { .. }) => continue,
+            Err(err) => return Err(err),
+        };
+        let links_there = note.links.iter().any(|l| l.path() == Some(old.as_str()));
+        if !links_there && !mentions(&text, &names) {
+            continue;
+        }
+        let done =
+            rewrite_links(&text, note.path.as_str(), old.as_str(), new.as_str(), before, &after, style);
+        if !done.changes.is_empty() {
+            notes.push(NoteEdit { path: note.path.clone(), text: done.text, changes: done.changes });
+        }
+    }
+    let moved = if old.is_markdown() {
+        let text = vault.read(old)?;
+        let done = rebase_links(&text, old.as_str(), new.as_str(), before, &after, style);
+        (!done.changes.is_empty()).then(|| NoteEdit {
+            path: new.clone(),
+            text: done.text,
+            changes: done.changes,
+        })
+    } else {
+        None
+    };
+    Ok(MovePlan { moved, notes })
+}
+
+/// The lowercase names a link to `path` may use: its name (also with `%20` for spaces, as Markdown
+/// links write it) and its aliases.
+fn names_of(graph: &Graph, path: &VaultPath) -> Vec<String> {
+    let name = if path.is_markdown() { path.stem() } else { path.file_name() }.to_lowercase();
+    let mut names = vec![name.replace(' ', "%20"), name];
+    if let Some(note) = graph.note(path) {
+        names.extend(note.aliases.iter().map(|a| a.to_lowercase()));
+    }
+    names
+}
+
+/// Whether `text` holds one of `names` (lowercase), ignoring case.
+fn mentions(text: &str, names: &[String]) -> bool {
+    let text = text.to_lowercase();
+    names.iter().any(|name| text.contains(name.as_str()))
+}
+
+/// A link that deleting a file breaks, or turns to another file of the same name.
+#[derive(Debug, Serialize)]
+pub(super) struct DeletedLink {
+    /// The linking note.
+    pub path: VaultPath,
+    /// 1-based line of the link.
+    pub line: usize,
+    /// The link as written: its target and `#subpath`.
+    pub link: String,
+    /// Whether it is an embed (`![[…]]`).
+    pub embed: bool,
+    /// The file the link opens once the target is gone (a note of the same name), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now_opens: Option<String>,
+}
+
+/// The links from other notes to `deleted`, each with what it opens after the delete.
+pub(super) fn links_into(graph: &Graph, deleted: &VaultPath) -> Vec<DeletedLink> {
+    let after = resolver_after(graph, deleted.as_str(), None);
+    let mut out = Vec::new();
+    for note in graph.notes().filter(|n| n.path != *deleted) {
+        for link in note.links.iter().filter(|l| l.path() == Some(deleted.as_str())) {
+            let shown = match &link.subpath {
+                Some(sub) => format!("{}#{sub}", link.target),
+                None => link.target.clone(),
+            };
+            out.push(DeletedLink {
+                path: note.path.clone(),
+                line: link.line,
+                link: shown,
+                embed: link.embed,
+                now_opens: after.first(&link.target, Some(note.path.as_str())),
+            });
+        }
+    }
+    out
+}
+
+/// The graph's resolver once `old` is at `new` (or gone, for `None`), aliases following the note.
+fn resolver_after(graph: &Graph, old: &str, new: Option<&str>) -> LinkResolver {
+    let here = |path: &str| if path == old { new.map(str::to_string) } else { Some(path.to_string()) };
+    let paths = graph.notes().map(|n| n.path.as_str()).chain(graph.attachments().map(|a| a.path.as_str()));
+    let mut all: Vec<String> = paths.filter_map(here).collect();
+    // A file the graph does not list (a hidden one, restored from .trash/) still arrives.
+    if let Some(new) = new.filter(|n| !all.iter().any(|p| p == n)) {
+        all.push(new.to_string());
+    }
+    let mut resolver = LinkResolver::new(all);
+    for note in graph.notes() {
+        if let Some(at) = here(note.path.as_str()) {
+            resolver.add_aliases(&at, note.aliases.iter().map(String::as_str));
+        }
+    }
+    resolver
+}

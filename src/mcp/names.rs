@@ -1,0 +1,257 @@
+//! Notes named the way people and agents name them: a vault path (`Projects/Alpha.md`), a note
+//! name or alias (`Alpha`), or a wikilink (`[[Alpha]]`, `[[Alpha|shown]]`, `[[Projects/Alpha#Goals]]`),
+//! resolved as Obsidian resolves links. An exact vault path wins; a name shared by several notes
+//! is an error that lists them; a name that matches nothing says so and suggests the closest ones.
+//! Also the note Obsidian shows (`.obsidian/workspace.json`) and its link format (`app.json`).
+
+use serde_json::Value;
+use unicode_normalization::UnicodeNormalization;
+
+use super::server::Scholia;
+use crate::index::graph::Graph;
+use crate::note::{LinkResolver, LinkStyle, Resolution};
+use crate::vault::{Vault, VaultPath};
+
+/// What a note reference names.
+#[derive(Debug)]
+pub(super) enum Lookup {
+    /// An existing file.
+    Found(VaultPath),
+    /// Nothing: `path` is where a note of that name would be created (`None` when the reference
+    /// cannot name a new file), `message` says so and suggests the closest names.
+    Missing { path: Option<VaultPath>, message: String },
+}
+
+/// Suggestions in a "not found" answer.
+const SUGGESTIONS: usize = 5;
+
+/// The link target a reference holds: `[[Folder/Name#Heading|alias]]` and `![[…]]` give
+/// `Folder/Name`; anything else is taken as written.
+fn link_target(raw: &str) -> &str {
+    let raw = raw.trim();
+    let inner = raw.strip_prefix('!').unwrap_or(raw);
+    match inner.strip_prefix("[[").and_then(|s| s.strip_suffix("]]")) {
+        Some(link) => {
+            let target = link.split('|').next().unwrap_or("");
+            target.split('#').next().unwrap_or("").trim()
+        }
+        None => raw,
+    }
+}
+
+impl Scholia {
+    /// The existing file a reference names: a vault path, a note name or alias, or a wikilink.
+    /// The error says what to do: which paths an ambiguous name could mean, or the closest names.
+    pub(super) fn resolve_note(&self, raw: &str) -> Result<VaultPath, String> {
+        match self.lookup_note(raw)? {
+            Lookup::Found(path) => Ok(path),
+            Lookup::Missing { message, .. } => Err(message),
+        }
+    }
+
+    /// Looks a reference up: [`Lookup::Found`] for an existing file, [`Lookup::Missing`] with where
+    /// it would be created; an error for an invalid path or an ambiguous name.
+    pub(super) fn lookup_note(&self, raw: &str) -> Result<Lookup, String> {
+        let target: String = link_target(raw).nfc().collect();
+        let target = target.as_str();
+        if target.is_empty() {
+            return Err("the note is empty; give its vault path, its name or a [[link]] to it".into());
+        }
+        // An exact path wins: as written, then with `.md`.
+        let exact = VaultPath::new(target).map_err(|e| e.to_string())?;
+        if exact.is_root() {
+            return Err("the vault root is a folder, not a note; give a note's path or name".into());
+        }
+        if self.vault.exists(&exact) {
+            return self.file(exact);
+        }
+        let new_note = self.note_path(target).ok();
+        if let Some(path) = new_note.as_ref().filter(|p| **p != exact && self.vault.exists(p)) {
+            return self.file(path.clone());
+        }
+        // Then by name, as a link from the vault root resolves; aliases only when names miss.
+        let name = target.split(['#', '|']).next().unwrap_or(target).trim();
+        let files = self.vault.list(&VaultPath::root()).map_err(|e| e.to_string())?;
+        let by_name = LinkResolver::new(files.iter().map(|f| f.path.as_str().to_string()));
+        let mut resolution = by_name.resolve(name, None);
+        let mut graph = None;
+        if resolution == Resolution::Missing {
+            let built = Graph::build(self.vault.as_ref()).map_err(|e| e.to_string())?;
+            resolution = built.resolver().resolve(name, None);
+            graph = Some(built);
+        }
+        match resolution {
+            Resolution::Resolved(path) => self.file(VaultPath::new(&path).map_err(|e| e.to_string())?),
+            Resolution::Ambiguous(paths) => Err(format!(
+                "{target:?} names {} files: {}; give the one you mean by its path",
+                paths.len(),
+                paths.join(", ")
+            )),
+            Resolution::Missing => {
+                let message = graph.as_ref().map(|g| missing_message(target, g)).unwrap_or_default();
+                // `Name#Heading` (written without brackets) names no new file.
+                let path = new_note.filter(|_| !target.contains(['#', '|', '^']));
+                Ok(Lookup::Missing { path, message })
+            }
+        }
+    }
+
+    /// `Found(path)` unless `path` is a folder.
+    fn file(&self, path: VaultPath) -> Result<Lookup, String> {
+        if self.vault.list_dir(&path).is_ok() {
+            return Err(format!(
+                "{path} is a folder, not a note; list it with obsidian_list_files to see its notes"
+            ));
+        }
+        Ok(Lookup::Found(path))
+    }
+
+    /// How Obsidian writes new links (`.obsidian/app.json` `newLinkFormat`; default shortest).
+    pub(super) fn link_style(&self) -> LinkStyle {
+        let format = self
+            .obsidian_json("app.json")
+            .and_then(|app| app.get("newLinkFormat").and_then(Value::as_str).map(str::to_ascii_lowercase));
+        match format.as_deref() {
+            Some("relative") => LinkStyle::Relative,
+            Some("absolute") => LinkStyle::Absolute,
+            _ => LinkStyle::Shortest,
+        }
+    }
+
+    /// The note open in Obsidian's active tab, from `.obsidian/workspace.json` (Obsidian writes it
+    /// whenever the layout changes): the active leaf's file, else the most recently opened note.
+    pub(super) fn active_file(&self) -> Result<VaultPath, String> {
+        let none = "Obsidian's workspace (.obsidian/workspace.json) names no open note; give the note with \
+                    targetType filePath";
+        let workspace = self.obsidian_json("workspace.json").ok_or(none)?;
+        let active = workspace.get("active").and_then(Value::as_str).and_then(|id| leaf_file(&workspace, id));
+        let recent = || {
+            workspace
+                .get("lastOpenFiles")?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|p| VaultPath::new(p).is_ok_and(|p| p.is_markdown() && self.vault.exists(&p)))
+        };
+        let file = active.or_else(recent).ok_or(none)?;
+        let path = VaultPath::new(file).map_err(|e| e.to_string())?;
+        if !self.vault.exists(&path) {
+            return Err(format!(
+                "the active note {path} (from .obsidian/workspace.json) does not exist any more; give the note \
+                 with targetType filePath"
+            ));
+        }
+        Ok(path)
+    }
+
+    /// A JSON file of the vault's `.obsidian/` folder, if it is there and parses.
+    fn obsidian_json(&self, name: &str) -> Option<Value> {
+        let path = VaultPath::new(&format!(".obsidian/{name}")).ok()?;
+        serde_json::from_str(&self.vault.read(&path).ok()?).ok()
+    }
+}
+
+/// The file shown in the workspace leaf `id` (searched anywhere in the layout tree).
+fn leaf_file<'a>(node: &'a Value, id: &str) -> Option<&'a str> {
+    match node {
+        Value::Object(map) => {
+            if map.get("id").and_then(Value::as_str) == Some(id) {
+                return map.get("state")?.get("state")?.get("file")?.as_str();
+            }
+            map.values().find_map(|child| leaf_file(child, id))
+        }
+        Value::Array(items) => items.iter().find_map(|child| leaf_file(child, id)),
+        _ => None,
+    }
+}
+
+/// "Not found", with the paths of the closest note names, aliases and file names.
+fn missing_message(target: &str, graph: &Graph) -> String {
+    let notes = graph.notes().flat_map(|n| {
+        std::iter::once(n.path.stem())
+            .chain(n.aliases.iter().map(String::as_str))
+            .map(move |name| (name, &n.path))
+    });
+    let files = graph.attachments().map(|a| (a.path.file_name(), &a.path));
+    let mut near = closest(target, notes.chain(files));
+    near.dedup();
+    let hint = "find notes with search_vault or list a folder with obsidian_list_files";
+    if near.is_empty() {
+        format!("no note or file named {target:?} in the vault; {hint}")
+    } else {
+        format!(
+            "no note or file named {target:?} in the vault; did you mean {}? Else {hint}",
+            near.join(", ")
+        )
+    }
+}
+
+/// The paths of the names closest to `target`'s last part: names that contain it (or that it
+/// contains) first, then by edit distance (at most a third of the name), then by path.
+fn closest<'a>(target: &str, names: impl Iterator<Item = (&'a str, &'a VaultPath)>) -> Vec<String> {
+    let wanted = target.rsplit('/').next().unwrap_or(target);
+    let wanted: Vec<char> = wanted.strip_suffix(".md").unwrap_or(wanted).to_lowercase().chars().collect();
+    let max = (wanted.len() / 3).max(2);
+    let mut scored: Vec<(bool, usize, &str)> = names
+        .filter_map(|(name, path)| {
+            let name: Vec<char> = name.to_lowercase().chars().collect();
+            let contains = contains(&name, &wanted) || contains(&wanted, &name);
+            let distance = distance(&wanted, &name);
+            (contains || distance <= max).then_some((!contains, distance, path.as_str()))
+        })
+        .collect();
+    scored.sort();
+    let mut out: Vec<String> = Vec::new();
+    for (_, _, path) in scored {
+        if !out.iter().any(|p| p == path) {
+            out.push(path.to_string());
+        }
+        if out.len() == SUGGESTIONS {
+            break;
+        }
+    }
+    out
+}
+
+fn contains(hay: &[char], needle: &[char]) -> bool {
+    needle.len() >= 3 && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Levenshtein distance between `a` and `b`.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_target_of_a_wikilink() {
+        assert_eq!(link_target(" [[Folder/Name#Heading|shown]] "), "Folder/Name");
+        assert_eq!(link_target("![[pic.png|300]]"), "pic.png");
+        assert_eq!(link_target("[[Name]]"), "Name");
+        assert_eq!(link_target("Projects/Alpha.md"), "Projects/Alpha.md");
+    }
+
+    #[test]
+    fn suggests_close_names_first() {
+        let paths: Vec<VaultPath> = ["A/Meeting.md", "B/Meetings 2024.md", "C/Plan.md"]
+            .iter()
+            .map(|p| VaultPath::new(p).unwrap())
+            .collect();
+        let names = paths.iter().map(|p| (p.stem(), p));
+        assert_eq!(closest("Meting", names.clone()), ["A/Meeting.md"]);
+        assert_eq!(closest("meeting", names.clone()), ["A/Meeting.md", "B/Meetings 2024.md"]);
+        assert!(closest("Zzzzzz", names).is_empty());
+    }
+}
