@@ -3,7 +3,6 @@
 //! delete it to `.trash/` (listing the links that break), and move it (rewriting every link to
 //! it). Every note argument is a path, a name or a [[link]] (`names.rs`).
 
-mod diff;
 mod links;
 mod params;
 mod update;
@@ -15,8 +14,8 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
-use self::diff::content_hash;
 use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
+use super::diff::content_hash;
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
 use super::server::Scholia;
 use crate::index::graph::Graph;

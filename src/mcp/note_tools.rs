@@ -329,7 +329,7 @@ impl Scholia {
         if let Some(map) = args.frontmatter.as_ref().filter(|m| !m.is_empty()) {
             (new, properties) = attempt!(meta_edit::update_properties(&new, map, false));
         }
-        let shown = diff::unified(path.as_str(), &text, &new);
+        let shown = diff::for_path(path.as_str(), &text, &new);
         let (added, removed) = diff_counts(&shown);
         let mut value = json!({"path": path.as_str(), "mode": args.mode_name(), "properties": properties, "lines_added": added, "lines_removed": removed});
         if new == text {

@@ -47,7 +47,7 @@ impl Scholia {
         after: &str,
         mut fields: Value,
     ) -> CallToolResult {
-        let shown = diff::unified(path.as_str(), before, after);
+        let shown = diff::for_path(path.as_str(), before, after);
         let (cut, truncated) = cut_text(&shown, MAX_ANSWER_BYTES - 4096);
         fields["path"] = json!(path.as_str());
         fields["dry_run"] = json!(true);

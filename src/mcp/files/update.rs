@@ -4,8 +4,8 @@
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use super::diff::{content_hash, unified};
 use super::params::{ModificationType, UpdateFile, UpdateTarget, WholeFileMode};
+use crate::mcp::diff::{content_hash, unified};
 use crate::mcp::names::Lookup;
 use crate::mcp::reply::{cut_text, ok};
 use crate::mcp::server::Scholia;
