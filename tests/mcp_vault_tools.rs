@@ -375,9 +375,9 @@ async fn notes_are_read_by_name_alias_wikilink_or_path() {
     assert!(crlf["content"].as_str().unwrap().starts_with("\u{feff}---\r\n"));
     assert_eq!(crlf["created_from"], "file");
     let err = s.err("read_note", json!({"note": "Notes"})).await;
-    assert!(err.contains("A/Notes.md") && err.contains("B/Notes.md") && err.contains("2 notes"), "{err}");
+    assert!(err.contains("A/Notes.md") && err.contains("B/Notes.md") && err.contains("2 files"), "{err}");
     let err = s.err("read_note", json!({"note": "Linke"})).await;
-    assert!(err.contains("Notes/Linker.md") && err.contains("list_notes"), "{err}");
+    assert!(err.contains("Notes/Linker.md") && err.contains("did you mean"), "{err}");
 }
 
 #[tokio::test]
@@ -425,7 +425,7 @@ async fn deleting_a_note_warns_of_links_into_it() {
     let gone = s.ok("delete_note", json!({"note": "Umlaut", "confirm": true})).await;
     assert!(!s.exists("Café/Ünïcödé Nöté.md"));
     assert!(s.read(gone["trashed_to"].as_str().unwrap()).contains("Unicode name"));
-    assert!(s.err("read_note", json!({"note": "Umlaut"})).await.contains("no note is named"));
+    assert!(s.err("read_note", json!({"note": "Umlaut"})).await.contains("no note or file named"));
     let lonely = s.ok("delete_note", json!({"note": "Notes/Spaced.md", "confirm": true})).await;
     assert_eq!(lonely["warning"], Value::Null);
 }

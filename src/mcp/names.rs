@@ -62,8 +62,10 @@ impl Scholia {
         if exact.is_root() {
             return Err("the vault root is a folder, not a note; give a note's path or name".into());
         }
-        if self.vault.exists(&exact) {
-            return self.file(exact);
+        // A folder of that name does not hide notes of that name (`Notes/` and `A/Notes.md`).
+        let folder = self.vault.list_dir(&exact).is_ok();
+        if self.vault.exists(&exact) && !folder {
+            return Ok(Lookup::Found(exact));
         }
         let new_note = self.note_path(target).ok();
         if let Some(path) = new_note.as_ref().filter(|p| **p != exact && self.vault.exists(p)) {
@@ -86,6 +88,9 @@ impl Scholia {
                 "{target:?} names {} files: {}; give the one you mean by its path",
                 paths.len(),
                 paths.join(", ")
+            )),
+            Resolution::Missing if folder => Err(format!(
+                "{exact} is a folder, not a note; list it with obsidian_list_files to see its notes"
             )),
             Resolution::Missing => {
                 let message = graph.as_ref().map(|g| missing_message(target, g)).unwrap_or_default();

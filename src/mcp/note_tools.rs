@@ -19,7 +19,7 @@ use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNot
 use crate::index::graph::{Backlink, Graph};
 use crate::library;
 use crate::note::frontmatter::{body_start, scalar_string};
-use crate::note::{Frontmatter, Note, Resolution, meta_edit};
+use crate::note::{Frontmatter, Note, meta_edit};
 use crate::vault::{Vault, VaultPath};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
@@ -54,53 +54,6 @@ impl Scholia {
         state.graph.refresh(self.vault.as_ref()).map_err(|e| e.to_string())?;
         state.refreshed = Some(Instant::now());
         Ok(state)
-    }
-
-    /// The note a person names: a vault path, a note name or alias (case-insensitive, `.md`
-    /// optional), or a wikilink (`[[Name#Heading|shown]]`, `![[…]]`), resolved as Obsidian
-    /// resolves links. An ambiguous name is an error that lists the candidates.
-    fn resolve_note_name(&self, graph: &Graph, raw: &str) -> Result<VaultPath, String> {
-        let given = raw.trim().trim_start_matches('!');
-        let inner = given.strip_prefix("[[").and_then(|s| s.strip_suffix("]]")).unwrap_or(given);
-        let target = inner.split('|').next().unwrap_or("").split('#').next().unwrap_or("").trim();
-        if target.is_empty() {
-            return Err("give the note as a name, a [[wikilink]] or a vault path".into());
-        }
-        if let Ok(path) = self.note_path(target)
-            && path.is_markdown()
-            && self.vault.exists(&path)
-        {
-            return Ok(path);
-        }
-        let notes_only = |paths: Vec<String>| -> Vec<String> {
-            paths.into_iter().filter(|p| p.to_lowercase().ends_with(".md")).collect()
-        };
-        let found = match graph.resolver().resolve(target, None) {
-            Resolution::Resolved(p) => notes_only(vec![p]),
-            Resolution::Ambiguous(many) => notes_only(many),
-            Resolution::Missing => Vec::new(),
-        };
-        match found.as_slice() {
-            [one] => VaultPath::new(one).map_err(|e| e.to_string()),
-            [] => Err(self.no_such_note(graph, target)),
-            many => Err(format!(
-                "{target:?} names {} notes: {}; call again with one of these paths",
-                many.len(),
-                many.join(", ")
-            )),
-        }
-    }
-
-    fn no_such_note(&self, graph: &Graph, target: &str) -> String {
-        let wanted = target.to_lowercase();
-        let close: Vec<&str> = graph
-            .notes()
-            .map(|n| n.path.as_str())
-            .filter(|p| p.to_lowercase().contains(&wanted))
-            .take(5)
-            .collect();
-        let hint = if close.is_empty() { String::new() } else { format!("; similar: {}", close.join(", ")) };
-        format!("no note is named {target:?}{hint}; find notes with list_notes or search_vault")
     }
 }
 
@@ -197,7 +150,7 @@ impl Scholia {
                 Ok(s) => s,
                 Err(e) => return Ok(fail(e)),
             };
-            let path = match self.resolve_note_name(&state.graph, &args.note) {
+            let path = match self.resolve_note(&args.note) {
                 Ok(p) => p,
                 Err(e) => return Ok(fail(e)),
             };
@@ -309,10 +262,7 @@ impl Scholia {
         RequestState(state): RequestState,
         InputResponses(responses): InputResponses,
     ) -> Response {
-        let path = {
-            let graph = attempt!(self.fresh_graph());
-            attempt!(self.resolve_note_name(&graph.graph, &args.note))
-        };
+        let path = attempt!(self.resolve_note(&args.note));
         attempt!(path.ensure_writable());
         let text = attempt!(self.vault.read(&path));
         if args.content.is_none() && args.frontmatter.as_ref().is_none_or(|f| f.is_empty()) {
@@ -382,7 +332,7 @@ impl Scholia {
     ) -> Response {
         let (path, incoming) = {
             let graph = attempt!(self.fresh_graph());
-            let path = attempt!(self.resolve_note_name(&graph.graph, &args.note));
+            let path = attempt!(self.resolve_note(&args.note));
             let incoming = graph.graph.backlinks(&path);
             (path, incoming)
         };
