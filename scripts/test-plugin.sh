@@ -20,7 +20,7 @@ npx --no-install tsc --noEmit -p .
 step "plugin lint (eslint-plugin-obsidianmd)"
 npx --no-install eslint --max-warnings 0 .
 step "plugin unit tests (Vitest, in-memory Obsidian stand-in, the real wasm core)"
-npx --no-install vitest run 2>&1 | tee "$CARGO_TARGET_DIR/vitest.log"
+NO_COLOR=1 npx --no-install vitest run 2>&1 | tee "$CARGO_TARGET_DIR/vitest.log"
 
 step "browser test (headless Chromium, the built main.js in the harness)"
 ensure_chromium

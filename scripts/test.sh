@@ -22,7 +22,7 @@ rust=0
 for n in $(grep -oE 'test result: ok\. [0-9]+ passed' "${CARGO_TARGET_DIR}/rust-tests.log" | grep -oE '[0-9]+'); do
   rust=$((rust + n))
 done
-count() { grep -oE "$1" "${CARGO_TARGET_DIR}/$2" | grep -oE '[0-9]+' | tail -1 || echo 0; }
+count() { sed 's/\x1b\[[0-9;]*m//g' "${CARGO_TARGET_DIR}/$2" | grep -oE "$1" | grep -oE '[0-9]+' | tail -1 || echo 0; }
 e2e=$(count '^[0-9]+ passed' e2e-client.log)
 wasm=$(count 'test result: ok\. [0-9]+ passed' wasm-tests.log)
 vitest=$(count 'Tests +[0-9]+ passed' vitest.log)
