@@ -497,3 +497,20 @@ async fn a_delete_asks_the_user_through_the_client() {
         assert_eq!(vault.path().join("Projects/Meeting.md").exists(), !approved);
     }
 }
+
+#[tokio::test]
+async fn every_note_tool_takes_a_name_or_a_wikilink() {
+    let s = start(ConfirmPolicy::None).await;
+    let content = s.ok("get_note_content", json!({"path": "[[Project Alpha]]"})).await;
+    assert_eq!(content["path"], "Projects/Alpha.md");
+    let meta = s.ok("get_note_metadata", json!({"path": "alpha"})).await;
+    assert_eq!(meta["path"], "Projects/Alpha.md");
+    let props = s.ok("obsidian_get_properties", json!({"filepath": "[[Alpha#Goals]]"})).await;
+    assert_eq!(props["path"], "Projects/Alpha.md");
+    s.ok("append_to_note", json!({"path": "Alpha", "content": "\nappended by name\n"})).await;
+    assert!(s.read("Projects/Alpha.md").ends_with("appended by name\n"));
+    s.ok("append_to_note", json!({"path": "Inbox/Fresh idea", "content": "new\n"})).await;
+    assert_eq!(s.read("Inbox/Fresh idea.md"), "new\n");
+    let err = s.err("get_note_content", json!({"path": "Notes"})).await;
+    assert!(err.contains("A/Notes.md") && err.contains("B/Notes.md"), "{err}");
+}

@@ -188,7 +188,7 @@ async fn properties_change_surgically_and_byte_identically() {
     assert!(
         s.err("obsidian_update_properties", json!({"filepath": "Nope.md", "properties": {"a": 1}}))
             .await
-            .contains("list_notes")
+            .contains("no note or file named")
     );
     assert!(
         s.err("obsidian_update_properties", json!({"filepath": "Notes/Spaced.md", "properties": {}}))

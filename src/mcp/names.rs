@@ -49,6 +49,15 @@ impl Scholia {
         }
     }
 
+    /// The note a reference names, or where a new note of that name goes (tools that create a
+    /// missing note: append).
+    pub(super) fn note_or_new(&self, raw: &str) -> Result<VaultPath, String> {
+        match self.lookup_note(raw)? {
+            Lookup::Found(path) | Lookup::Missing { path: Some(path), .. } => Ok(path),
+            Lookup::Missing { message, .. } => Err(message),
+        }
+    }
+
     /// Looks a reference up: [`Lookup::Found`] for an existing file, [`Lookup::Missing`] with where
     /// it would be created; an error for an invalid path or an ambiguous name.
     pub(super) fn lookup_note(&self, raw: &str) -> Result<Lookup, String> {

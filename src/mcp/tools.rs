@@ -303,13 +303,7 @@ impl Scholia {
     /// The annotation note named by a citekey or a path.
     fn annotation_note(&self, citekey: Option<&str>, path: Option<&str>) -> Result<VaultPath, String> {
         match (citekey, path) {
-            (_, Some(raw)) => {
-                let path = self.note_path(raw)?;
-                if !self.vault.exists(&path) {
-                    return Err(not_found_hint(VaultError::NotFound { path: path.to_string() }));
-                }
-                Ok(path)
-            }
+            (_, Some(raw)) => self.resolve_note(raw),
             (Some(key), None) => {
                 let folder = self.folder(None, true)?;
                 library::find_by_citekey(self.vault.as_ref(), &folder, key).map_err(|e| e.to_string())?.ok_or_else(|| {
@@ -385,7 +379,7 @@ impl Scholia {
         open_world_hint = false
     ))]
     async fn get_note_metadata(&self, Parameters(args): Parameters<NotePath>) -> Answer {
-        let path = attempt!(self.note_path(&args.path));
+        let path = attempt!(self.resolve_note(&args.path));
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
         let stat = attempt!(self.vault.stat(&path));
         let note = Note::parse(&text);
@@ -418,7 +412,7 @@ impl Scholia {
         open_world_hint = false
     ))]
     async fn get_note_content(&self, Parameters(args): Parameters<NoteContent>) -> Answer {
-        let path = attempt!(self.note_path(&args.path));
+        let path = attempt!(self.resolve_note(&args.path));
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
         let fm = Frontmatter::parse(&text);
         let mut start = args.offset.min(text.len());
@@ -549,7 +543,7 @@ impl Scholia {
         Parameters(args): Parameters<AppendToNote>,
         ctx: RequestContext<RoleServer>,
     ) -> Answer {
-        let path = attempt!(self.note_path(&args.path));
+        let path = attempt!(self.note_or_new(&args.path));
         attempt!(path.ensure_writable());
         if args.dry_run {
             let before = attempt!(existing_text(self.vault.as_ref(), &path));
@@ -575,7 +569,7 @@ impl Scholia {
         Parameters(args): Parameters<PatchNote>,
         ctx: RequestContext<RoleServer>,
     ) -> Answer {
-        let path = attempt!(self.note_path(&args.path));
+        let path = attempt!(self.resolve_note(&args.path));
         attempt!(path.ensure_writable());
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
         let target = match args.target_type {
@@ -692,7 +686,7 @@ impl Scholia {
         open_world_hint = false
     ))]
     async fn obsidian_get_properties(&self, Parameters(args): Parameters<GetProperties>) -> Answer {
-        let path = attempt!(self.note_path(&args.filepath));
+        let path = attempt!(self.resolve_note(&args.filepath));
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
         let fm = Frontmatter::parse(&text);
         if let Some(problem) = fm.diagnostics.first() {
@@ -713,7 +707,7 @@ impl Scholia {
         Parameters(args): Parameters<ManageFrontmatter>,
         ctx: RequestContext<RoleServer>,
     ) -> Answer {
-        let path = attempt!(self.note_path(&args.file_path));
+        let path = attempt!(self.resolve_note(&args.file_path));
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
         let fm = Frontmatter::parse(&text);
         if let Some(problem) = fm.diagnostics.first() {

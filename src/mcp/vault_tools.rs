@@ -94,7 +94,7 @@ impl Scholia {
                 "properties is empty; give the key-value pairs to set, e.g. {\"status\": \"done\"}",
             ));
         }
-        let path = attempt!(self.note_path(&args.filepath));
+        let path = attempt!(self.resolve_note(&args.filepath));
         let text = attempt!(self.vault.read(&path).map_err(not_found));
         let (new, changes) = attempt!(meta_edit::update_properties(&text, &args.properties, args.replace));
         let fields = json!({"changes": changes});
@@ -127,7 +127,7 @@ impl Scholia {
         Parameters(args): Parameters<ManageTags>,
         ctx: RequestContext<RoleServer>,
     ) -> Answer {
-        let path = attempt!(self.note_path(&args.file_path));
+        let path = attempt!(self.resolve_note(&args.file_path));
         let text = attempt!(self.vault.read(&path).map_err(not_found));
         if args.operation == TagOperation::List {
             let note = Note::parse(&text);
