@@ -33,6 +33,11 @@ const TOOLS = [
   "obsidian_read_annotations", "obsidian_write_note", "obsidian_list_annotation_files", "obsidian_search",
   "search_vault", "get_note_metadata", "get_note_content", "create_note", "append_to_note", "patch_note",
   "daily_note_append", "obsidian_summarize", "obsidian_synthesize",
+  "obsidian_list_files", "obsidian_get_properties", "obsidian_manage_frontmatter", "obsidian_get_tags",
+  "obsidian_read_file", "obsidian_update_file", "obsidian_delete_file", "obsidian_move_file",
+  "obsidian_update_properties", "obsidian_manage_tags", "obsidian_get_periodic_note",
+  "obsidian_delete_periodic_note", "obsidian_check_status", "read_note", "update_note", "delete_note",
+  "list_notes",
 ];
 
 async function exercise(client, label) {
@@ -60,6 +65,26 @@ async function exercise(client, label) {
     const r = await client.callTool({ name: "obsidian_synthesize", arguments: { citekeys: ["kim2020spacing", "haddad2022adaptive"], date: "2024-06-01" } });
     assert(!r.isError, JSON.stringify(r.content));
     assert(r.structuredContent.path.startsWith("Synthesis/"), r.structuredContent.path);
+  });
+  await check(`${label}: moves a note and rewrites the links to it`, async () => {
+    const call = async (name, args) => {
+      const r = await client.callTool({ name, arguments: args });
+      assert(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
+      return r.structuredContent;
+    };
+    await call("create_note", { path: `E2E ${label}/Target ${label}.md`, content: "# Target\n\n## Part\n" });
+    await call("create_note", { path: `E2E ${label}/Linker.md`, content: `See [[Target ${label}#Part|the part]].\n` });
+    const moved = await call("obsidian_move_file", { filePath: `[[Target ${label}]]`, newPath: `E2E ${label}/Archive/Moved ${label}.md`, confirm: true });
+    assert(moved.path === `E2E ${label}/Archive/Moved ${label}.md`, JSON.stringify(moved));
+    const linker = await call("obsidian_read_file", { filePath: `E2E ${label}/Linker.md`, format: "json" });
+    assert(linker.content.includes(`[[Moved ${label}#Part|the part]]`), linker.content);
+    const stale = await client.callTool({ name: "obsidian_update_file", arguments: {
+      targetType: "filePath", targetIdentifier: `E2E ${label}/Linker.md`, modificationType: "wholeFile",
+      wholeFileMode: "append", content: "more\n", ifMatch: "0000000000000000" } });
+    assert(stale.isError === true, "a stale ifMatch was accepted");
+    await call("obsidian_update_file", {
+      targetType: "filePath", targetIdentifier: `E2E ${label}/Linker.md`, modificationType: "wholeFile",
+      wholeFileMode: "append", content: "more\n", ifMatch: linker.hash });
   });
   await check(`${label}: prompts and resources`, async () => {
     const { prompts } = await client.listPrompts();
