@@ -270,7 +270,7 @@ async fn dry_runs_show_a_diff_and_write_nothing() {
         diff.starts_with("--- a/Projects/Deep/Deeper/Plan.md\n+++ b/Projects/Deep/Deeper/Plan.md\n@@ -1,"),
         "{diff}"
     );
-    assert!(diff.contains("\n-status: \"draft\"   # odd quoting\n+status: done\n"), "{diff}");
+    assert!(diff.contains("\n-status: \"draft\"   # odd quoting\n+status: done   # odd quoting\n"), "{diff}");
     let fresh = s
         .ok("obsidian_update_file", json!({"targetType": "filePath", "targetIdentifier": "Inbox/New idea", "modificationType": "wholeFile", "wholeFileMode": "overwrite", "content": "# New\n", "dryRun": true}))
         .await;

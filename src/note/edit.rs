@@ -38,7 +38,9 @@ pub enum EditError {
         available: Vec<String>,
     },
     /// The frontmatter key does not exist.
-    #[error("no frontmatter key \"{key}\"; create it with a replace, or allow creating missing targets")]
+    #[error(
+        "no frontmatter key \"{key}\"; allow creating a missing target (patchCreateTargetIfMissing) to add it"
+    )]
     KeyNotFound {
         /// The key.
         key: String,
@@ -334,7 +336,7 @@ fn patch_frontmatter(
         });
     }
     let exists = fm.data.contains_key(key);
-    if !exists && !options.create_if_missing && op != Operation::Replace {
+    if !exists && !options.create_if_missing {
         return Err(EditError::KeyNotFound { key: key.to_string() });
     }
     let items = |v: &Value| match v {

@@ -13,6 +13,9 @@ pub(super) struct KeyLines {
     pub(super) end: usize,
     /// The text after `key:` on the key's own line.
     pub(super) inline_value: String,
+    /// A comment at the end of the key's own line (`   # set by hand`), kept when a one-line value
+    /// replaces a one-line value.
+    pub(super) comment: String,
 }
 
 pub(super) fn line_ending(text: &str) -> &'static str {
@@ -47,8 +50,18 @@ pub(super) fn find_key(text: &str, key: &str) -> Option<KeyLines> {
         let line = text[pos..end].trim_end_matches(['\n', '\r']);
         match (&mut found, line_key(line)) {
             (None, Some((k, rest))) if k == key => {
-                found =
-                    Some(KeyLines { start: pos, end, inline_value: strip_comment(rest).trim().to_string() });
+                let value = strip_comment(rest);
+                let kept = value.trim_end().len();
+                found = Some(KeyLines {
+                    start: pos,
+                    end,
+                    inline_value: value.trim().to_string(),
+                    comment: if kept < value.len() || value.len() < rest.len() {
+                        rest[kept..].to_string()
+                    } else {
+                        String::new()
+                    },
+                });
             }
             (Some(_), Some(_)) => break,
             (Some(_), None) if line.starts_with('#') => break,
@@ -72,9 +85,21 @@ pub(super) fn find_key(text: &str, key: &str) -> Option<KeyLines> {
 }
 
 fn strip_comment(value: &str) -> &str {
-    match value.find(" #") {
-        Some(i) if !value.trim_start().starts_with(['"', '\'']) => &value[..i],
-        _ => value,
+    // Inside a quoted scalar `#` is text: look for a comment after the closing quote.
+    let trimmed = value.trim_start();
+    let from = match trimmed.chars().next() {
+        Some(q @ ('"' | '\'')) => {
+            let lead = value.len() - trimmed.len();
+            match trimmed[1..].find(q) {
+                Some(i) => lead + 1 + i + 1,
+                None => return value,
+            }
+        }
+        _ => 0,
+    };
+    match value[from..].find(" #").or_else(|| value[from..].find("\t#")) {
+        Some(i) => &value[..from + i],
+        None => value,
     }
 }
 
@@ -82,10 +107,15 @@ fn strip_comment(value: &str) -> &str {
 pub fn set(text: &str, key: &str, value: &Value) -> Result<String, EditError> {
     check_key(key)?;
     let nl = line_ending(text);
-    let rendered = yaml::key_lines(key, value).join(nl) + nl;
+    let lines = yaml::key_lines(key, value);
     if let Some(k) = find_key(text, key) {
+        let one_line = lines.len() == 1 && !text[k.start..k.end].trim_end().contains('\n');
+        let comment =
+            if one_line && k.comment.trim_start().starts_with('#') { k.comment.as_str() } else { "" };
+        let rendered = lines.join(nl) + comment + nl;
         return Ok(format!("{}{}{}", &text[..k.start], rendered, &text[k.end..]));
     }
+    let rendered = lines.join(nl) + nl;
     insert(text, &rendered)
 }
 
@@ -200,6 +230,18 @@ mod tests {
         assert_eq!(out, NOTE.replace("aliases:\n  - x\n", "aliases:\n  - y\n"));
         let out = set(NOTE, "new key", &json!(3)).unwrap();
         assert_eq!(out, NOTE.replace("status: draft\n", "status: draft\nnew key: 3\n"));
+    }
+
+    #[test]
+    fn a_comment_on_the_line_survives_a_new_value() {
+        let out = set(NOTE, "title", &json!("Plain")).unwrap();
+        assert_eq!(out, NOTE.replace("title: 'Odd: quoting'   # keep", "title: Plain   # keep"));
+        // A value on several lines cannot carry the one-line comment; it goes with the old value.
+        let out = set(NOTE, "title", &json!(["a", "b"])).unwrap();
+        assert!(out.contains("title:\n  - a\n  - b\ntags:"), "{out}");
+        // `#` inside quotes is not a comment.
+        let quoted = "---\nk: \"a #b\"\n---\n";
+        assert_eq!(set(quoted, "k", &json!("c")).unwrap(), "---\nk: c\n---\n");
     }
 
     #[test]
