@@ -2,10 +2,15 @@
 //! token. One handler ([`Scholia`]) with the tools, prompts, resources and completions; the only
 //! module that knows JSON-RPC.
 
+mod dates;
+mod graph_tools;
 mod http;
+mod index_params;
+mod indexed;
 mod params;
 mod reply;
 mod search;
+mod search_tools;
 mod server;
 mod tools;
 

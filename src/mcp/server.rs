@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::{SummarizePrompt, SynthesizePrompt};
 use crate::annotations::ParseOptions;
+use crate::index::service::{IndexOptions, IndexService};
 use crate::library;
 use crate::vault::config::Config;
 use crate::vault::{FsVault, Vault, VaultError, VaultPath};
@@ -62,8 +63,8 @@ pub struct Scholia {
     pub(super) options: Arc<ParseOptions>,
     /// The user chose "allow for this session" in a confirmation.
     pub(super) approved: Arc<AtomicBool>,
-    /// The full-text index behind `search_vault`, shared by every session.
-    pub(super) search: Arc<std::sync::Mutex<super::search::SearchState>>,
+    /// The vault index (full text, links, tags), shared by every session.
+    pub(super) index: Arc<IndexService>,
     /// Set when this server is about to write: the next search refreshes the index first.
     pub(super) wrote: Arc<AtomicBool>,
     tool_router: ToolRouter<Self>,
@@ -82,22 +83,32 @@ pub struct Approval {
 rmcp::elicit_safe!(Approval);
 
 impl Scholia {
-    /// A server over the vault in `settings` (which must be a folder).
+    /// A server over the vault in `settings` (which must be a folder); its index is built in the
+    /// background and watched.
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
-        let vault = FsVault::open(&settings.config.vault)?;
-        let mut tool_router =
-            Self::annotation_tools() + Self::note_tools() + Self::edit_tools() + Self::metadata_tools();
+        Self::with_index(settings, IndexOptions::default())
+    }
+
+    /// A server whose index runs with `options` (no watcher, a held build, …).
+    pub fn with_index(settings: Settings, options: IndexOptions) -> Result<Self, VaultError> {
+        let vault = Arc::new(FsVault::open(&settings.config.vault)?);
+        let mut tool_router = Self::annotation_tools()
+            + Self::note_tools()
+            + Self::edit_tools()
+            + Self::metadata_tools()
+            + Self::search_tools()
+            + Self::graph_tools();
         if settings.read_only {
             for name in WRITE_TOOLS {
                 tool_router.remove_route(name);
             }
         }
         Ok(Self {
-            vault: Arc::new(vault),
+            index: Arc::new(IndexService::start(Arc::clone(&vault), options)),
+            vault,
             settings: Arc::new(settings),
             options: Arc::new(ParseOptions::default()),
             approved: Arc::new(AtomicBool::new(false)),
-            search: Arc::default(),
             wrote: Arc::new(AtomicBool::new(false)),
             tool_router,
             prompt_router: Self::prompt_router(),

@@ -130,6 +130,13 @@ pub struct Attachment {
     pub size: u64,
 }
 
+impl Attachment {
+    /// The attachment `file`.
+    pub fn of(file: &FileMeta) -> Self {
+        Self { path: file.path.clone(), mtime_ms: file.mtime_ms, size: file.size }
+    }
+}
+
 /// A link into a note or file, from another note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Backlink {
@@ -215,35 +222,83 @@ impl Graph {
     pub fn refresh(&mut self, vault: &dyn Vault) -> Result<GraphRefresh, VaultError> {
         let files = vault.list(&VaultPath::root())?;
         let present: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let before = self.notes.len() + self.attachments.len();
-        self.notes.retain(|path, _| present.contains(path.as_str()));
-        self.attachments.retain(|path, _| present.contains(path.as_str()));
-        let mut stats = GraphRefresh {
-            removed: before - self.notes.len() - self.attachments.len(),
-            ..Default::default()
-        };
-        let mut names_changed = stats.removed > 0;
-        let mut changed: Vec<(String, BTreeSet<String>)> = Vec::new();
+        let removed: Vec<VaultPath> = self
+            .notes
+            .values()
+            .map(|n| &n.path)
+            .chain(self.attachments.values().map(|a| &a.path))
+            .filter(|p| !present.contains(p.as_str()))
+            .cloned()
+            .collect();
+        let mut notes = Vec::new();
+        let mut attachments = Vec::new();
         for file in &files {
             if !file.path.is_markdown() {
-                let attachment =
-                    Attachment { path: file.path.clone(), mtime_ms: file.mtime_ms, size: file.size };
-                names_changed |=
-                    self.attachments.insert(file.path.as_str().to_string(), attachment).is_none();
+                if !self.is_fresh(file) {
+                    attachments.push(Attachment::of(file));
+                }
                 continue;
             }
-            let key = file.path.as_str();
-            if self.notes.get(key).is_some_and(|n| n.mtime_ms == file.mtime_ms && n.size == file.size) {
+            if self.is_fresh(file) {
                 continue;
             }
-            let note = match vault.read(&file.path) {
-                Ok(text) => GraphNote::parse(file, &text),
-                Err(VaultError::NotFound { .. }) => continue,
-                Err(err) => GraphNote::unreadable(file, &err),
-            };
-            stats.read += 1;
+            match vault.read(&file.path) {
+                Ok(text) => notes.push(GraphNote::parse(file, &text)),
+                Err(VaultError::NotFound { .. }) => {}
+                Err(err) => notes.push(GraphNote::unreadable(file, &err)),
+            }
+        }
+        let stats = GraphRefresh { read: notes.len(), removed: removed.len(), ..Default::default() };
+        self.apply(notes, attachments, &removed);
+        Ok(GraphRefresh { notes: self.notes.len(), attachments: self.attachments.len(), ..stats })
+    }
+
+    /// A graph of `notes` and `attachments` (as parsed by [`GraphNote::parse`], for example on
+    /// several threads), with every link resolved once.
+    pub fn from_parts(notes: Vec<GraphNote>, attachments: Vec<Attachment>) -> Self {
+        let mut graph = Self::new();
+        graph.notes = notes.into_iter().map(|n| (n.path.as_str().to_string(), n)).collect();
+        graph.attachments = attachments.into_iter().map(|a| (a.path.as_str().to_string(), a)).collect();
+        graph.relink_all();
+        graph
+    }
+
+    /// Whether the graph holds the note or attachment `file` as it is now (same modification
+    /// time and size).
+    pub fn is_fresh(&self, file: &FileMeta) -> bool {
+        let key = file.path.as_str();
+        match self.notes.get(key) {
+            Some(n) => n.mtime_ms == file.mtime_ms && n.size == file.size,
+            None => {
+                self.attachments.get(key).is_some_and(|a| a.mtime_ms == file.mtime_ms && a.size == file.size)
+            }
+        }
+    }
+
+    /// Applies a batch of changes at once: notes added or changed, attachments added or
+    /// changed, files removed. Links are resolved again once: all of them when a name may have
+    /// appeared or disappeared, else only those of and into the changed notes.
+    pub fn apply(&mut self, notes: Vec<GraphNote>, attachments: Vec<Attachment>, removed: &[VaultPath]) {
+        let mut names_changed = false;
+        for path in removed {
+            let key = path.as_str();
+            names_changed |= self.notes.remove(key).is_some() | self.attachments.remove(key).is_some();
+        }
+        for attachment in attachments {
+            if attachment.path.is_hidden() || attachment.path.is_root() {
+                continue;
+            }
+            names_changed |=
+                self.attachments.insert(attachment.path.as_str().to_string(), attachment).is_none();
+        }
+        let mut changed: Vec<(String, BTreeSet<String>)> = Vec::new();
+        for note in notes {
+            if note.path.is_hidden() || note.path.is_root() {
+                continue;
+            }
+            let key = note.path.as_str().to_string();
             match self.put(note) {
-                Some(old_targets) => changed.push((key.to_string(), old_targets)),
+                Some(old_targets) => changed.push((key, old_targets)),
                 None => names_changed = true,
             }
         }
@@ -254,29 +309,48 @@ impl Graph {
                 self.relink_one(&key, &old_targets);
             }
         }
-        stats.notes = self.notes.len();
-        stats.attachments = self.attachments.len();
-        Ok(stats)
+    }
+
+    /// Checks that the backlinks agree with the links (as a fresh resolve would index them);
+    /// returns what disagrees.
+    pub fn verify(&self) -> Vec<String> {
+        let mut expected: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
+        for (source, note) in &self.notes {
+            for (i, link) in note.links.iter().enumerate() {
+                if let Some(target) = link.path().filter(|t| *t != source) {
+                    expected.entry(target).or_default().push((source, i));
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        for (target, sources) in &self.backlinks {
+            let mut have: Vec<(&str, usize)> = sources.iter().map(|(s, i)| (s.as_str(), *i)).collect();
+            let mut want = expected.remove(target.as_str()).unwrap_or_default();
+            have.sort_unstable();
+            want.sort_unstable();
+            if have != want {
+                problems.push(format!(
+                    "backlinks of {target}: {} stored, {} expected",
+                    have.len(),
+                    want.len()
+                ));
+            }
+        }
+        for target in expected.keys() {
+            problems.push(format!("backlinks of {target} are missing"));
+        }
+        problems.sort();
+        problems
     }
 
     /// Puts the note at `meta.path` with `text` into the graph (added or changed), as a file
     /// watcher would report it; a path that is not Markdown is recorded as an attachment and
     /// `text` ignored. Hidden paths (any part starting with `.`) are ignored, as in listings.
     pub fn update_note(&mut self, meta: &FileMeta, text: &str) {
-        let key = meta.path.as_str();
-        if meta.path.is_hidden() || meta.path.is_root() {
-            return;
-        }
-        if !meta.path.is_markdown() {
-            let attachment = Attachment { path: meta.path.clone(), mtime_ms: meta.mtime_ms, size: meta.size };
-            if self.attachments.insert(key.to_string(), attachment).is_none() {
-                self.relink_all();
-            }
-            return;
-        }
-        match self.put(GraphNote::parse(meta, text)) {
-            Some(old_targets) => self.relink_one(key, &old_targets),
-            None => self.relink_all(),
+        if meta.path.is_markdown() {
+            self.apply(vec![GraphNote::parse(meta, text)], Vec::new(), &[]);
+        } else {
+            self.apply(Vec::new(), vec![Attachment::of(meta)], &[]);
         }
     }
 
@@ -499,7 +573,9 @@ impl Graph {
 }
 
 impl GraphNote {
-    fn parse(meta: &FileMeta, text: &str) -> Self {
+    /// Reads the note `meta` with its `text`: links (unresolved until the note joins a graph),
+    /// tags, headings, blocks, tasks, frontmatter and aliases.
+    pub fn parse(meta: &FileMeta, text: &str) -> Self {
         let note = Note::parse(text);
         let mut tags: Vec<String> = Vec::new();
         for tag in note.tag_names() {
@@ -527,7 +603,8 @@ impl GraphNote {
         }
     }
 
-    fn unreadable(meta: &FileMeta, err: &VaultError) -> Self {
+    /// A note that could not be read (`err` says why): it exists, with nothing in it.
+    pub fn unreadable(meta: &FileMeta, err: &VaultError) -> Self {
         let mut note = Self::parse(meta, "");
         note.unreadable = Some(err.to_string());
         note
