@@ -7,6 +7,8 @@ mod example_vault;
 mod graph;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "mcp")]
+mod mcp_index;
 mod note;
 mod rewrite;
 mod synthesis;

@@ -283,7 +283,8 @@ impl Scholia {
                 joined = &mut job => break joined,
                 Some((done, total)) = rx.recv() => {
                     let step = done.saturating_sub(last_sent.0) * 20 >= total.max(1);
-                    if let Some(token) = &token && (step || last_sent.1.elapsed() > Duration::from_millis(250)) {
+                    let due = done > last_sent.0 && (step || last_sent.1.elapsed() > Duration::from_millis(250));
+                    if let Some(token) = &token && due {
                         last_sent = (done, Instant::now());
                         let note = ProgressNotificationParam::new(token.clone(), done as f64)
                             .with_total(total as f64)

@@ -28,6 +28,8 @@ impl Scholia {
     /// `complete`; while building, `progress` and a note that the answer was scanned.
     pub(super) fn mark_index(&self, mut value: Value, live: bool) -> Value {
         let (state, done, total, rebuilding) = self.index.brief();
+        // A scanned answer was made while the index was building, even if it is ready now.
+        let state = if !live && state == State::Ready { State::Building } else { state };
         value["index"] = json!(state);
         value["complete"] = json!(live && state == State::Ready);
         if !live {

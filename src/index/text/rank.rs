@@ -129,9 +129,7 @@ impl TextIndex {
                 .copied()
                 .filter(|&d| {
                     let m = acc.masks[d as usize];
-                    (if relaxed { m != 0 } else { m == full })
-                        && !out(d)
-                        && self.meta(d).is_some_and(keep)
+                    (if relaxed { m != 0 } else { m == full }) && !out(d) && self.meta(d).is_some_and(keep)
                 })
                 .map(|d| (acc.scores[d as usize] * self.title_boost(d, &words), d))
                 .collect()
@@ -278,7 +276,8 @@ impl TextIndex {
                 Some((list[p].tf as f32 * self.idf(t), t))
             })
             .collect();
-        weights.sort_by(|a, b| b.0.total_cmp(&a.0));
+        weights
+            .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| self.vocab.term(a.1).cmp(self.vocab.term(b.1))));
         weights.truncate(25);
         let mut acc = Acc::new(self.docs.len());
         let avg = self.avg_len();
