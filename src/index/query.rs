@@ -125,13 +125,22 @@ impl Query {
         {
             return true;
         }
-        let lower = path.to_lowercase();
-        let name = lower.rsplit('/').next().unwrap_or(&lower);
-        self.paths.iter().all(|p| lower.contains(p.as_str()))
-            && !self.not_paths.iter().any(|p| lower.contains(p.as_str()))
-            && self.files.iter().all(|f| name.contains(f.as_str()))
-            && !self.not_files.iter().any(|f| name.contains(f.as_str()))
+        let name = path.rsplit('/').next().unwrap_or(path);
+        self.paths.iter().all(|p| contains_ci(path, p))
+            && !self.not_paths.iter().any(|p| contains_ci(path, p))
+            && self.files.iter().all(|f| contains_ci(name, f))
+            && !self.not_files.iter().any(|f| contains_ci(name, f))
     }
+}
+
+/// Whether `text` contains `lower` (already lowercase), ignoring case; without allocating when
+/// both are ASCII.
+fn contains_ci(text: &str, lower: &str) -> bool {
+    if text.is_ascii() && lower.is_ascii() {
+        let (t, l) = (text.as_bytes(), lower.as_bytes());
+        return l.is_empty() || t.windows(l.len()).any(|w| w.eq_ignore_ascii_case(l));
+    }
+    text.to_lowercase().contains(lower)
 }
 
 /// A bare word of the query: one word (wildcards kept), or a phrase when it splits into several.

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::graph::{Attachment, Issue};
-use super::text::{Integrity, Vocab};
+use super::graph::{Attachment, Graph, Issue};
+use super::text::{Encoded, Integrity, TextIndex, Vocab};
 use super::{Changes, NoteDraft, VaultIndex};
 use crate::vault::{FileMeta, FsVault, Vault, VaultError, VaultPath};
 
@@ -498,6 +498,36 @@ fn vault_path(root: &Path, file: &Path) -> Option<VaultPath> {
     VaultPath::new(&text).ok()
 }
 
+/// [`VaultIndex::assemble`] with the text index and the graph built side by side.
+fn assemble(
+    parts: Vec<(Vocab, Vec<NoteDraft>)>,
+    attachments: Vec<Attachment>,
+    root: &VaultPath,
+) -> Result<VaultIndex, String> {
+    let mut notes = Vec::new();
+    let texts: Vec<(Vocab, Vec<Encoded>)> = parts
+        .into_iter()
+        .map(|(vocab, drafts)| {
+            let encoded = drafts
+                .into_iter()
+                .map(|d| {
+                    let (note, doc) = d.into_parts();
+                    notes.push(note);
+                    doc
+                })
+                .collect();
+            (vocab, encoded)
+        })
+        .collect();
+    let (text, graph) = std::thread::scope(|scope| {
+        let text = scope.spawn(|| TextIndex::from_parts(texts));
+        let graph = Graph::from_parts(notes, attachments);
+        (text.join(), graph)
+    });
+    let text = text.map_err(|_| "the text index could not be built".to_string())?;
+    Ok(VaultIndex::from_parts(text, graph, root))
+}
+
 fn ms_since_epoch() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
@@ -690,7 +720,7 @@ impl Shared {
         }
         let read_ms = read_start.elapsed().as_secs_f64() * 1e3;
         let assemble_start = Instant::now();
-        let index = VaultIndex::assemble(parts, attachments, &root);
+        let index = assemble(parts, attachments, &root)?;
         let times = BuildTimes {
             list_ms,
             read_ms,

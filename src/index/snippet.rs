@@ -7,7 +7,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use super::query::{Clause, Query};
-use super::tokenize::{fold, tokens, wildcard_match};
+use super::tokenize::{fold_into, tokens, wildcard_match};
 
 /// Finds the words and phrases of a query in text.
 #[derive(Debug, Clone, Default)]
@@ -43,16 +43,24 @@ impl Highlighter {
         if self.is_empty() {
             return Vec::new();
         }
-        let toks: Vec<(Range<usize>, String)> = tokens(text).map(|t| (t.start..t.end, fold(t.raw))).collect();
         let mut out: Vec<Range<usize>> = Vec::new();
-        for (i, (range, word)) in toks.iter().enumerate() {
-            if self.words.contains(word) || self.patterns.iter().any(|p| wildcard_match(p, word)) {
-                out.push(range.clone());
+        // Folded words are kept only when phrases need to look back at them.
+        let mut seen: Vec<(Range<usize>, String)> = Vec::new();
+        let mut buf = String::new();
+        for t in tokens(text) {
+            fold_into(t.raw, &mut buf);
+            if self.words.contains(buf.as_str()) || self.patterns.iter().any(|p| wildcard_match(p, &buf)) {
+                out.push(t.start..t.end);
             }
+            if self.phrases.is_empty() {
+                continue;
+            }
+            seen.push((t.start..t.end, buf.clone()));
             for phrase in &self.phrases {
-                let end = i + phrase.len();
-                if end <= toks.len() && toks[i..end].iter().zip(phrase).all(|((_, w), p)| w == p) {
-                    out.push(range.start..toks[end - 1].0.end);
+                if let Some(start) = seen.len().checked_sub(phrase.len())
+                    && seen[start..].iter().zip(phrase).all(|((_, w), p)| w == p)
+                {
+                    out.push(seen[start].0.start..t.end);
                 }
             }
         }

@@ -107,7 +107,8 @@ impl<'a> Iterator for Tokens<'a> {
 pub fn fold_into(word: &str, out: &mut String) {
     out.clear();
     if word.is_ascii() {
-        out.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
+        out.push_str(word);
+        out.make_ascii_lowercase();
         return;
     }
     for c in word.chars() {
@@ -151,6 +152,11 @@ fn special(c: char) -> Option<&'static str> {
         'ς' => "σ",
         _ => return None,
     })
+}
+
+/// Whether `word` is already folded and can be used as it is (ASCII without capitals).
+pub fn is_folded(word: &str) -> bool {
+    word.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase())
 }
 
 /// The folded words of `text`, in order.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::graph::{Attachment, Graph, GraphNote};
 use super::query::Query;
-use super::text::{DocDraft, DocMeta, Integrity, Page, TextIndex, Vocab};
+use super::text::{DocMeta, Encoded, Integrity, Page, TextIndex, Vocab};
 use crate::note::frontmatter::scalar_string;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
@@ -15,7 +15,7 @@ use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 #[derive(Debug)]
 pub struct NoteDraft {
     note: GraphNote,
-    doc: DocDraft,
+    doc: Encoded,
 }
 
 impl NoteDraft {
@@ -26,8 +26,13 @@ impl NoteDraft {
             Err(err) => GraphNote::unreadable(meta, err),
         };
         let body = text.as_deref().unwrap_or("");
-        let doc = DocDraft::new(vocab, meta.clone(), body, &title_words(&note));
+        let doc = Encoded::new(vocab, meta.clone(), body, &title_words(&note), &note.tags);
         Self { note, doc }
+    }
+
+    /// The parsed note (for the graph) and the packed words (for the text index).
+    pub fn into_parts(self) -> (GraphNote, Encoded) {
+        (self.note, self.doc)
     }
 }
 
@@ -157,7 +162,7 @@ impl VaultIndex {
                 (vocab, docs)
             })
             .collect();
-        let text = TextIndex::from_drafts(parts);
+        let text = TextIndex::from_parts(parts);
         Self { text, graph: Graph::from_parts(notes, attachments), folder: folder.clone() }
     }
 
@@ -270,7 +275,7 @@ impl VaultIndex {
                 Err(err) => GraphNote::unreadable(&meta, err),
             };
             let title = title_words(&note);
-            self.text.insert(meta, text.as_deref().unwrap_or(""), &title);
+            self.text.insert(meta, text.as_deref().unwrap_or(""), &title, &note.tags);
             parsed.push(note);
         }
         for path in &removed {
@@ -309,12 +314,7 @@ impl VaultIndex {
     /// The notes in `scope` that match `query` (words, phrases, exclusions, `tag:`, `path:` and
     /// `file:` filters), best first; see [`TextIndex::search`].
     pub fn search(&self, query: &Query, scope: &Scope, offset: usize, limit: usize) -> Page {
-        let tags = !query.tags.is_empty() || !query.not_tags.is_empty();
-        let keep = |m: DocMeta<'_>| {
-            scope.contains(m.path, m.mtime_ms)
-                && query.path_matches(m.path.as_str())
-                && (!tags || self.graph.note(m.path).is_some_and(|n| query.tags_match(&n.tags)))
-        };
+        let keep = |m: DocMeta<'_>| scope.contains(m.path, m.mtime_ms) && query.path_matches(m.path.as_str());
         self.text.search(query, &keep, offset, limit)
     }
 

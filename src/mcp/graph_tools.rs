@@ -160,7 +160,7 @@ impl Scholia {
         Ok(ok(&format!("{total} issues"), self.mark_index(value, live)))
     }
 
-    /// Counts and health of the vault (seed 002): notes, attachments, links, embeds, tags, tasks, bytes; the index's state (building or ready, progress), size and timings (build, last update); and the issues needing attention by kind, the most urgent listed.
+    /// Counts and health of the vault (seed 002): notes, attachments, links, embeds, tags, tasks, bytes; the index's state (building or ready, progress), size and timings (build, last update); and the issues needing attention by kind, the most urgent listed. While the index is being built, only the files are counted.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -169,7 +169,24 @@ impl Scholia {
     ))]
     async fn get_vault_stats(&self) -> Answer {
         let start = Instant::now();
-        let view = attempt!(self.index_view(&VaultPath::root()));
+        // While the index is built, the files are counted from a listing; links, tags, tasks
+        // and issues need every note read, which the build is doing.
+        let Some(view) = self.live_index() else {
+            let files = attempt!(self.vault.list(&VaultPath::root()));
+            let notes = files.iter().filter(|f| f.path.is_markdown()).count();
+            let value = json!({
+                "notes": notes,
+                "attachments": files.len() - notes,
+                "bytes": files.iter().map(|f| f.size).sum::<u64>(),
+                "pending": "links, tags, tasks and issues are counted once the index is built; call again then",
+                "index_status": self.index.status(),
+                "answer_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+            });
+            return Ok(ok(
+                &format!("{notes} notes; the index is being built"),
+                self.mark_index(value, false),
+            ));
+        };
         let stats = view.graph().stats();
         let issues = self.index.issues(&view);
         let live = view.is_live();

@@ -51,8 +51,8 @@ pub struct McpArgs {
 pub fn run(args: McpArgs) -> Result<()> {
     let config = config::resolve(args.vault.as_deref(), &Env::from_process())?;
     let settings = Settings { config, read_only: args.read_only, confirm: args.confirm };
-    // Fail before serving when the vault cannot be opened.
-    Scholia::new(settings.clone()).context("cannot open the vault")?;
+    // Fail before serving when the vault cannot be opened (without starting an index for it).
+    crate::vault::FsVault::open(&settings.config.vault).context("cannot open the vault")?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         match args.http {

@@ -118,37 +118,29 @@ fn around(line: &str, at: Option<usize>, width: usize) -> String {
     )
 }
 
-/// The matches of a regular expression in one note.
-#[derive(Debug)]
-pub struct RegexHit {
-    /// The note.
-    pub path: VaultPath,
-    /// How many matches.
-    pub count: usize,
-    /// How many lines hold one.
-    pub lines: usize,
-    /// The first lines with their highlighted context.
-    pub matches: Vec<LineMatch>,
-}
-
-/// Scans `paths` for `re` on every core; notes without a match are left out.
-pub fn regex_scan(
-    vault: &dyn Vault,
-    paths: &[VaultPath],
-    re: &Regex,
-    width: usize,
-    max_lines: usize,
-) -> Vec<RegexHit> {
+/// How many times `re` matches in each of `paths` (read on every core); notes without a match
+/// are left out.
+pub fn regex_counts(vault: &dyn Vault, paths: &[VaultPath], re: &Regex) -> Vec<(VaultPath, usize)> {
     par_map(paths, |path| {
         let text = vault.read(path).ok()?;
-        let ranges: Vec<Range<usize>> =
-            re.find_iter(&text).filter(|m| !m.is_empty()).map(|m| m.range()).collect();
-        if ranges.is_empty() {
-            return None;
-        }
-        let (matches, lines) = snippet::lines(&text, &ranges, width, max_lines);
-        Some(RegexHit { path: path.clone(), count: ranges.len(), lines, matches })
+        let count = re.find_iter(&text).filter(|m| !m.is_empty()).count();
+        (count > 0).then(|| (path.clone(), count))
     })
+}
+
+/// The lines of the note at `path` where `re` matches (at most `max`, each with about `width`
+/// characters of highlighted context), and how many lines match in all.
+pub fn regex_lines(
+    vault: &dyn Vault,
+    path: &VaultPath,
+    re: &Regex,
+    width: usize,
+    max: usize,
+) -> (Vec<LineMatch>, usize) {
+    let text = vault.read(path).unwrap_or_default();
+    let ranges: Vec<Range<usize>> =
+        re.find_iter(&text).filter(|m| !m.is_empty()).map(|m| m.range()).collect();
+    snippet::lines(&text, &ranges, width, max)
 }
 
 /// One ranked result.

@@ -93,17 +93,19 @@ impl Scholia {
                     .filter(|p| text.stamp(p).is_some_and(|(mtime, _)| scope.contains(p, mtime)))
                     .cloned()
                     .collect();
-                let mut hits = search::regex_scan(self.vault.as_ref(), &paths, re, context, LINES_PER_NOTE);
-                hits.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.path.cmp(&b.path)));
+                let mut hits = search::regex_counts(self.vault.as_ref(), &paths, re);
+                hits.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
                 let total = hits.len();
                 let results: Vec<Value> = hits
                     .into_iter()
                     .skip(args.offset)
                     .take(limit)
-                    .map(|h| {
-                        let mtime = text.stamp(&h.path).map_or(0, |s| s.0);
-                        json!({"path": h.path.as_str(), "score": h.count, "modified": iso(mtime),
-                            "match_count": h.count, "lines": h.lines, "matches": h.matches})
+                    .map(|(path, count)| {
+                        let (matches, lines) =
+                            search::regex_lines(self.vault.as_ref(), &path, re, context, LINES_PER_NOTE);
+                        let mtime = text.stamp(&path).map_or(0, |s| s.0);
+                        json!({"path": path.as_str(), "score": count, "modified": iso(mtime),
+                            "match_count": count, "lines": lines, "matches": matches})
                     })
                     .collect();
                 ("regex", results, total, false)

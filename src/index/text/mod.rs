@@ -12,8 +12,9 @@ mod rank;
 mod tests;
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
-use super::tokenize::{fold_into, tokens};
+use super::tokenize::{fold_into, is_folded, tokens};
 use crate::vault::{FileMeta, VaultPath};
 
 pub use rank::{Hit, Integrity, Page};
@@ -24,11 +25,50 @@ pub const TITLE_WEIGHT: u32 = 3;
 const TITLE_GAP: u32 = 8;
 /// The body length of a dead note id.
 const DEAD: u32 = u32::MAX;
+/// What starts the term of a tag (no word holds it).
+pub const TAG_MARK: char = '#';
+
+/// A fast hasher for short words: the multiply-and-rotate scheme rustc uses for its own
+/// tables. The index is private to the process, so resistance to crafted collisions (what the
+/// standard hasher pays for) is not needed.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl WordHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Term ids by folded word, and back.
 #[derive(Debug, Default, Clone)]
 pub struct Vocab {
-    ids: HashMap<Box<str>, u32>,
+    ids: HashMap<Box<str>, u32, BuildHasherDefault<WordHasher>>,
     terms: Vec<Box<str>>,
 }
 
@@ -75,103 +115,98 @@ impl Vocab {
     }
 }
 
-/// A note tokenized against a [`Vocab`] but not yet in an index: what a worker thread produces.
-#[derive(Debug, Clone)]
-pub struct DocDraft {
-    meta: FileMeta,
-    /// Body words (term ids of the draft's vocabulary), then the title words.
-    tokens: Vec<u32>,
-    /// How many of `tokens` are body words.
-    len: u32,
-}
-
-impl DocDraft {
-    /// Tokenizes `text` (the whole note) and `title` (name, aliases, title, citekey).
-    pub fn new(vocab: &mut Vocab, meta: FileMeta, text: &str, title: &str) -> Self {
-        let mut list = Vec::with_capacity(text.len() / 6);
-        let mut buf = String::new();
-        for t in tokens(text) {
-            fold_into(t.raw, &mut buf);
-            list.push(vocab.intern(&buf));
-        }
-        let len = list.len() as u32;
-        for t in tokens(title) {
-            fold_into(t.raw, &mut buf);
-            list.push(vocab.intern(&buf));
-        }
-        Self { meta, tokens: list, len }
-    }
-
-    /// The file.
-    pub fn meta(&self) -> &FileMeta {
-        &self.meta
-    }
-
-    /// Packs the draft for [`TextIndex::push`]; `map` turns the draft's term ids into the
-    /// index's (from [`TextIndex::adopt`]), `None` when they already are.
-    pub fn encode(self, map: Option<&[u32]>) -> Encoded {
-        let len = self.len;
-        let mut pairs: Vec<(u32, u32)> = self
-            .tokens
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| {
-                let t = map.map_or(t, |m| m[t as usize]);
-                let i = i as u32;
-                (t, if i < len { i } else { i + TITLE_GAP })
-            })
-            .collect();
-        pairs.sort_unstable();
-        let mut bytes = Vec::with_capacity(pairs.len() + pairs.len() / 2);
-        let mut terms = Vec::new();
-        let mut term_list = Vec::new();
-        let mut title = Vec::new();
-        let mut i = 0;
-        let mut prev_term = 0;
-        while i < pairs.len() {
-            let term = pairs[i].0;
-            let end = i + pairs[i..].iter().take_while(|p| p.0 == term).count();
-            let start = bytes.len() as u32;
-            let mut prev_pos = 0;
-            let mut tf = 0;
-            for &(_, pos) in &pairs[i..end] {
-                put_varint(&mut bytes, pos - prev_pos);
-                prev_pos = pos;
-                tf += if pos < len { 1 } else { TITLE_WEIGHT };
-            }
-            if prev_pos >= len + TITLE_GAP {
-                title.push(term);
-            }
-            terms.push(EncodedTerm { term, tf, start, end: bytes.len() as u32 });
-            put_varint(&mut term_list, term - prev_term);
-            prev_term = term;
-            i = end;
-        }
-        let doc = Doc {
-            path: self.meta.path,
-            mtime_ms: self.meta.mtime_ms,
-            size: self.meta.size,
-            len,
-            title: title.into_boxed_slice(),
-            terms: term_list.into_boxed_slice(),
-        };
-        Encoded { doc, terms, bytes }
-    }
-}
-
-/// A note ready to be added to a [`TextIndex`].
+/// A note tokenized and packed against a [`Vocab`] (a worker thread's own, or the index's),
+/// ready for [`TextIndex::push`] once its term ids are the index's.
 #[derive(Debug, Clone)]
 pub struct Encoded {
-    doc: Doc,
+    meta: FileMeta,
+    /// Words in the body.
+    len: u32,
+    /// Terms among the title words.
+    title: Vec<u32>,
+    /// Per term: weighted count and where its positions are in `bytes`.
     terms: Vec<EncodedTerm>,
-    /// Every term's positions, each term's in `start..end`.
+    /// Every term's positions, delta-packed, each term's in `start..end`.
     bytes: Vec<u8>,
 }
 
 impl Encoded {
+    /// Tokenizes `text` (the whole note) and `title` (name, aliases, title, citekey) against
+    /// `vocab`, and packs the positions of each term. Each of `tags` (lowercase) and its parents
+    /// becomes a term `#tag`, which no word can be, for tag filters.
+    pub fn new(vocab: &mut Vocab, meta: FileMeta, text: &str, title: &str, tags: &[String]) -> Self {
+        // (term << 32 | position): sorting these groups each term's positions, in order.
+        let mut pairs: Vec<u64> = Vec::with_capacity(text.len() / 6);
+        let mut buf = String::new();
+        let mut id = |vocab: &mut Vocab, raw: &str| {
+            if is_folded(raw) {
+                u64::from(vocab.intern(raw))
+            } else {
+                fold_into(raw, &mut buf);
+                u64::from(vocab.intern(&buf))
+            }
+        };
+        for t in tokens(text) {
+            let pos = pairs.len() as u64;
+            pairs.push(id(vocab, t.raw) << 32 | pos);
+        }
+        let len = pairs.len() as u32;
+        for (i, t) in tokens(title).enumerate() {
+            pairs.push(id(vocab, t.raw) << 32 | u64::from(len + TITLE_GAP + i as u32));
+        }
+        let mut tag_terms: Vec<String> = tags
+            .iter()
+            .flat_map(|t| std::iter::once(t.as_str()).chain(t.match_indices('/').map(|(i, _)| &t[..i])))
+            .map(|t| format!("{TAG_MARK}{t}"))
+            .collect();
+        tag_terms.sort_unstable();
+        tag_terms.dedup();
+        let after = pairs.last().map_or(0, |p| *p as u32) + TITLE_GAP;
+        for (i, tag) in tag_terms.iter().enumerate() {
+            pairs.push(u64::from(vocab.intern(tag)) << 32 | u64::from(after + i as u32));
+        }
+        pairs.sort_unstable();
+        let mut bytes = Vec::with_capacity(pairs.len() + pairs.len() / 2);
+        let mut terms = Vec::new();
+        let mut title = Vec::new();
+        let mut i = 0;
+        while i < pairs.len() {
+            let term = (pairs[i] >> 32) as u32;
+            let end = i + pairs[i..].iter().take_while(|p| (*p >> 32) as u32 == term).count();
+            let start = bytes.len() as u32;
+            let mut prev = 0;
+            let mut tf = 0;
+            for pos in pairs[i..end].iter().map(|p| *p as u32) {
+                put_varint(&mut bytes, pos - prev);
+                prev = pos;
+                tf += if pos < len { 1 } else { TITLE_WEIGHT };
+            }
+            if prev >= len + TITLE_GAP {
+                title.push(term);
+            }
+            terms.push(EncodedTerm { term, tf, start, end: bytes.len() as u32 });
+            i = end;
+        }
+        bytes.shrink_to_fit();
+        Self { meta, len, title, terms, bytes }
+    }
+
     /// The note's path.
     pub fn path(&self) -> &VaultPath {
-        &self.doc.path
+        &self.meta.path
+    }
+
+    /// Rewrites term ids through `map` (the worker vocabulary's id → the index's, from
+    /// [`TextIndex::adopt`]).
+    pub fn remap(&mut self, map: &[u32]) {
+        for t in &mut self.terms {
+            t.term = map[t.term as usize];
+        }
+        self.terms.sort_unstable_by_key(|t| t.term);
+        for t in &mut self.title {
+            *t = map[*t as usize];
+        }
+        self.title.sort_unstable();
     }
 }
 
@@ -275,20 +310,36 @@ impl TextIndex {
         Self::default()
     }
 
-    /// Builds an index from drafts made by several workers, each with its own vocabulary; note
-    /// ids follow the paths' order.
-    pub fn from_drafts(parts: Vec<(Vocab, Vec<DocDraft>)>) -> Self {
+    /// Builds an index from notes packed by several workers, each against its own vocabulary;
+    /// note ids follow the paths' order. Every table is shrunk to fit.
+    pub fn from_parts(parts: Vec<(Vocab, Vec<Encoded>)>) -> Self {
         let mut index = Self::new();
         let mut all = Vec::new();
-        for (vocab, drafts) in parts {
+        for (vocab, notes) in parts {
             let map = index.adopt(&vocab);
-            all.extend(drafts.into_iter().map(|d| d.encode(Some(&map))));
+            all.extend(notes.into_iter().map(|mut e| {
+                e.remap(&map);
+                e
+            }));
         }
-        all.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
+        all.sort_by(|a, b| a.meta.path.cmp(&b.meta.path));
         for encoded in all {
             index.push(encoded);
         }
+        index.shrink();
         index
+    }
+
+    /// Gives back spare capacity of every table.
+    pub fn shrink(&mut self) {
+        for list in &mut self.postings {
+            list.shrink_to_fit();
+        }
+        for bytes in &mut self.positions {
+            bytes.shrink_to_fit();
+        }
+        self.docs.shrink_to_fit();
+        self.lens.shrink_to_fit();
     }
 
     /// Adds the words of a worker's vocabulary; returns the map from its ids to the index's.
@@ -350,20 +401,35 @@ impl TextIndex {
         vocab + postings + positions + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
     }
 
-    /// Adds or replaces the note `meta` with its text and title words (name, aliases, …).
-    pub fn insert(&mut self, meta: FileMeta, text: &str, title: &str) {
-        let draft = DocDraft::new(&mut self.vocab, meta, text, title);
+    /// Adds or replaces the note `meta` with its text, title words (name, aliases, …) and tags.
+    pub fn insert(&mut self, meta: FileMeta, text: &str, title: &str, tags: &[String]) {
+        let encoded = Encoded::new(&mut self.vocab, meta, text, title, tags);
         self.grow();
-        self.push(draft.encode(None));
+        self.push(encoded);
     }
 
-    /// Adds a packed note (replacing the note at its path). Its term ids must be the index's.
+    /// Adds a packed note (replacing the note at its path). Its term ids must be the index's,
+    /// sorted (as [`Encoded::remap`] leaves them).
     pub fn push(&mut self, encoded: Encoded) {
-        let Encoded { doc, terms, bytes } = encoded;
-        if let Some(old) = self.by_path.get(&doc.path).copied() {
+        let Encoded { meta, len, title, terms, bytes } = encoded;
+        if let Some(old) = self.by_path.get(&meta.path).copied() {
             self.kill(old);
         }
         let id = self.docs.len() as u32;
+        let mut term_list = Vec::with_capacity(terms.len() * 2);
+        let mut prev = 0;
+        for t in &terms {
+            put_varint(&mut term_list, t.term - prev);
+            prev = t.term;
+        }
+        let doc = Doc {
+            path: meta.path,
+            mtime_ms: meta.mtime_ms,
+            size: meta.size,
+            len,
+            title: title.into_boxed_slice(),
+            terms: term_list.into_boxed_slice(),
+        };
         for t in terms {
             let list = &mut self.positions[t.term as usize];
             let at = list.len() as u32;
@@ -447,15 +513,6 @@ impl TextIndex {
         self.doc(id).map(|d| DocMeta { path: &d.path, mtime_ms: d.mtime_ms, size: d.size })
     }
 
-    /// The positions of `term` in note `doc` (empty when it does not hold it).
-    fn positions_in(&self, term: u32, doc: u32) -> Vec<u32> {
-        let list = &self.postings[term as usize];
-        let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else { return Vec::new() };
-        let bytes = &self.positions[term as usize];
-        let end = list.get(i + 1).map_or(bytes.len(), |p| p.at as usize);
-        deltas(&bytes[list[i].at as usize..end]).collect()
-    }
-
     /// The term ids a folded word (with `*` wildcards) stands for, among terms in use.
     pub fn expand(&self, word: &str) -> Vec<u32> {
         if !word.contains('*') {
@@ -463,7 +520,11 @@ impl TextIndex {
         }
         self.vocab
             .iter()
-            .filter(|(id, t)| self.df[*id as usize] > 0 && super::tokenize::wildcard_match(word, t))
+            .filter(|(id, t)| {
+                self.df[*id as usize] > 0
+                    && !t.starts_with(TAG_MARK)
+                    && super::tokenize::wildcard_match(word, t)
+            })
             .map(|(id, _)| id)
             .collect()
     }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{DEAD, DocMeta, TITLE_WEIGHT, TextIndex, deltas};
+use super::{DEAD, DocMeta, Posting, TAG_MARK, TITLE_WEIGHT, TextIndex, deltas};
 use crate::index::query::{Clause, Query};
 use crate::index::tokenize::{fold, tokens};
 use crate::vault::VaultPath;
@@ -12,6 +12,8 @@ const K1: f32 = 1.2;
 const B: f32 = 0.75;
 /// At most this many clauses of a query count (one bit each).
 const MAX_CLAUSES: usize = 64;
+/// A cut word of a literal that could be more terms than this does not narrow its search.
+const MAX_LITERAL_TERMS: usize = 64;
 
 /// A ranked note.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,7 +92,7 @@ impl TextIndex {
     /// The notes that match `query` and pass `keep`, best first; `offset` and `limit` page them.
     /// Every word and phrase is required; when no note has them all, notes with any of them are
     /// ranked instead (`relaxed`). A query with no words lists the notes that pass its filters
-    /// (`keep` applies the ones the index does not know, such as tags), by path.
+    /// (`tag:` filters the index applies itself; `keep` applies the others), by path.
     pub fn search(
         &self,
         query: &Query,
@@ -99,7 +101,7 @@ impl TextIndex {
         limit: usize,
     ) -> Page {
         let must = &query.must[..query.must.len().min(MAX_CLAUSES)];
-        let excluded = self.excluded(&query.not);
+        let excluded = self.excluded(query);
         let out = |d: u32| excluded.get(d as usize).copied().unwrap_or(false);
         if must.is_empty() {
             let ids: Vec<u32> = self
@@ -190,34 +192,44 @@ impl TextIndex {
         words.iter().map(|w| self.vocab.get(w).filter(|&t| self.df[t as usize] > 0)).collect()
     }
 
-    /// The live notes where the terms `ids` follow each other, with the weighted count.
+    /// The live notes where the terms `ids` follow each other, with the weighted count. The
+    /// postings of every term are walked together (all are sorted by note id), from the rarest.
     fn phrase_docs(&self, ids: &[u32]) -> Vec<(u32, u32)> {
-        let Some(rarest) = ids.iter().copied().min_by_key(|&t| self.postings[t as usize].len()) else {
-            return Vec::new();
-        };
+        let lists: Vec<&[Posting]> = ids.iter().map(|&t| self.postings[t as usize].as_slice()).collect();
+        let Some(rarest) = (0..ids.len()).min_by_key(|&k| lists[k].len()) else { return Vec::new() };
+        let mut cursors = vec![0usize; ids.len()];
+        let mut positions: Vec<Vec<u32>> = vec![Vec::new(); ids.len()];
         let mut out = Vec::new();
-        'docs: for p in &self.postings[rarest as usize] {
+        'docs: for p in lists[rarest] {
             let len = self.lens[p.doc as usize];
             if len == DEAD {
                 continue;
             }
-            for &t in ids {
-                if self.postings[t as usize].binary_search_by_key(&p.doc, |q| q.doc).is_err() {
+            for (k, list) in lists.iter().enumerate() {
+                let c = &mut cursors[k];
+                *c += list[*c..].partition_point(|q| q.doc < p.doc);
+                if list.get(*c).is_none_or(|q| q.doc != p.doc) {
                     continue 'docs;
                 }
             }
-            let lists: Vec<Vec<u32>> = ids.iter().map(|&t| self.positions_in(t, p.doc)).collect();
-            let count: u32 = lists[0]
-                .iter()
-                .filter(|&&start| {
-                    lists
-                        .iter()
-                        .enumerate()
-                        .skip(1)
-                        .all(|(k, l)| l.binary_search(&(start + k as u32)).is_ok())
-                })
-                .map(|&start| if start < len { 1 } else { TITLE_WEIGHT })
-                .sum();
+            for (k, &term) in ids.iter().enumerate() {
+                self.positions_at(term, cursors[k], &mut positions[k]);
+            }
+            let mut at = vec![0usize; ids.len()];
+            let mut count = 0;
+            for &start in &positions[0] {
+                let found = (1..ids.len()).all(|k| {
+                    let want = start + k as u32;
+                    let list = &positions[k];
+                    while at[k] < list.len() && list[at[k]] < want {
+                        at[k] += 1;
+                    }
+                    list.get(at[k]) == Some(&want)
+                });
+                if found {
+                    count += if start < len { 1 } else { TITLE_WEIGHT };
+                }
+            }
             if count > 0 {
                 out.push((p.doc, count));
             }
@@ -225,19 +237,32 @@ impl TextIndex {
         out
     }
 
-    /// Note ids matching any of `clauses`, as a flag per id (empty when there are none).
-    fn excluded(&self, clauses: &[Clause]) -> Vec<bool> {
-        if clauses.is_empty() {
+    /// The positions of the `i`th posting of `term`, into `out` (cleared first).
+    fn positions_at(&self, term: u32, i: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let list = &self.postings[term as usize];
+        let bytes = &self.positions[term as usize];
+        let end = list.get(i + 1).map_or(bytes.len(), |p| p.at as usize);
+        out.extend(deltas(&bytes[list[i].at as usize..end]));
+    }
+
+    /// Note ids `query` rules out, as a flag per id (empty when it rules out none): those
+    /// matching a `-word` or `-"phrase"`, carrying a `-tag:`, or missing a `tag:`.
+    fn excluded(&self, query: &Query) -> Vec<bool> {
+        if query.not.is_empty() && query.tags.is_empty() && query.not_tags.is_empty() {
             return Vec::new();
         }
         let mut out = vec![false; self.docs.len()];
-        for clause in clauses {
+        let mark = |postings: &[Posting], out: &mut Vec<bool>| {
+            for p in postings {
+                out[p.doc as usize] = true;
+            }
+        };
+        for clause in &query.not {
             match clause {
                 Clause::Word(word) => {
                     for term in self.expand(word) {
-                        for p in &self.postings[term as usize] {
-                            out[p.doc as usize] = true;
-                        }
+                        mark(&self.postings[term as usize], &mut out);
                     }
                 }
                 Clause::Phrase(words) => {
@@ -247,6 +272,20 @@ impl TextIndex {
                         out[doc as usize] = true;
                     }
                 }
+            }
+        }
+        for tag in &query.not_tags {
+            if let Some(term) = self.vocab.get(&format!("{TAG_MARK}{tag}")) {
+                mark(&self.postings[term as usize], &mut out);
+            }
+        }
+        for tag in &query.tags {
+            let mut carried = vec![false; self.docs.len()];
+            if let Some(term) = self.vocab.get(&format!("{TAG_MARK}{tag}")) {
+                mark(&self.postings[term as usize], &mut carried);
+            }
+            for (o, c) in out.iter_mut().zip(carried) {
+                *o |= !c;
             }
         }
         out
@@ -269,7 +308,11 @@ impl TextIndex {
         let Some(doc) = self.doc(id) else { return Vec::new() };
         let n = self.by_path.len() as u32;
         let mut weights: Vec<(f32, u32)> = deltas(&doc.terms)
-            .filter(|&t| self.df[t as usize] > 1 && self.df[t as usize] * 2 <= n.max(2))
+            .filter(|&t| {
+                self.df[t as usize] > 1
+                    && self.df[t as usize] * 2 <= n.max(2)
+                    && !self.vocab.term(t).starts_with(TAG_MARK)
+            })
             .filter_map(|t| {
                 let list = &self.postings[t as usize];
                 let p = list.binary_search_by_key(&id, |p| p.doc).ok()?;
@@ -302,70 +345,96 @@ impl TextIndex {
 
     /// The notes a case-insensitive literal search for `literal` has to read: every note that
     /// can hold it, by path; `None` when the words of `literal` cannot narrow the search (then
-    /// every note must be read). Words fully inside the literal must be words of the note;
-    /// the first and last may be cut, so they only have to end or start a word of the note.
+    /// every note must be read). The literal's words must be words of the note at consecutive
+    /// positions: whole for the words inside the literal, ending or starting a word of the note
+    /// for the first and last (the literal may cut them).
     pub fn literal_candidates(&self, literal: &str) -> Option<Vec<&VaultPath>> {
-        let words: Vec<_> = tokens(literal).collect();
-        let mut complete = Vec::new();
-        let mut partial: Vec<(String, Cut)> = Vec::new();
-        for t in &words {
+        // Per word of the literal, the terms it can be (`None`: too many to be worth checking).
+        let mut sets: Vec<Option<Vec<u32>>> = Vec::new();
+        for t in tokens(literal) {
             let left = t.cjk || t.start > 0;
             let right = t.cjk || t.end < literal.len();
             let word = fold(t.raw);
-            match (left, right) {
-                (true, true) => complete.push(word),
-                (true, false) => partial.push((word, Cut::Prefix)),
-                (false, true) => partial.push((word, Cut::Suffix)),
-                (false, false) => partial.push((word, Cut::Inside)),
-            }
-        }
-        partial.retain(|(w, _)| !w.is_empty());
-        if complete.is_empty() && partial.is_empty() {
-            return None;
-        }
-        // How many of the conditions each note meets; it must meet them all.
-        let mut met = vec![0u8; self.docs.len()];
-        let mut conditions = 0u8;
-        if !complete.is_empty() {
-            conditions += 1;
-            let mut ids = Vec::new();
-            for word in &complete {
-                match self.vocab.get(word) {
-                    Some(t) => ids.push(t),
+            if left && right {
+                match self.vocab.get(&word) {
+                    Some(term) => sets.push(Some(vec![term])),
                     None => return Some(Vec::new()),
                 }
+                continue;
             }
-            ids.sort_by_key(|&t| self.postings[t as usize].len());
-            'docs: for p in &self.postings[ids[0] as usize] {
-                for &t in &ids[1..] {
-                    if self.postings[t as usize].binary_search_by_key(&p.doc, |q| q.doc).is_err() {
-                        continue 'docs;
-                    }
-                }
-                met[p.doc as usize] += 1;
+            if word.is_empty() {
+                sets.push(None);
+                continue;
             }
-        }
-        for (word, cut) in &partial {
-            conditions += 1;
-            let mut flags = vec![false; self.docs.len()];
-            for (term, text) in self.vocab.iter() {
-                let hit = match cut {
+            let cut = match (left, right) {
+                (true, _) => Cut::Prefix,
+                (false, true) => Cut::Suffix,
+                (false, false) => Cut::Inside,
+            };
+            let terms: Vec<u32> = self
+                .vocab
+                .iter()
+                .filter(|(id, t)| self.df[*id as usize] > 0 && !t.starts_with(TAG_MARK))
+                .filter(|(_, text)| match cut {
                     Cut::Prefix => text.starts_with(word.as_str()),
                     Cut::Suffix => text.ends_with(word.as_str()),
                     Cut::Inside => text.contains(word.as_str()),
-                };
-                if hit {
-                    for p in &self.postings[term as usize] {
-                        flags[p.doc as usize] = true;
+                })
+                .map(|(id, _)| id)
+                .collect();
+            if terms.is_empty() {
+                return Some(Vec::new());
+            }
+            sets.push((terms.len() <= MAX_LITERAL_TERMS).then_some(terms));
+        }
+        let docs = self.consecutive(&sets)?;
+        Some(self.by_path.iter().filter(|(_, id)| docs.binary_search(id).is_ok()).map(|(p, _)| p).collect())
+    }
+
+    /// The live note ids, sorted, where some term of each set of `sets` stands at consecutive
+    /// positions (a `None` set: any word); `None` when no set constrains anything.
+    fn consecutive(&self, sets: &[Option<Vec<u32>>]) -> Option<Vec<u32>> {
+        let postings = |set: &Vec<u32>| set.iter().map(|&t| self.postings[t as usize].len()).sum::<usize>();
+        let (anchor, seed) = sets
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| Some((k, s.as_ref()?)))
+            .min_by_key(|(_, s)| postings(s))?;
+        let mut docs: Vec<u32> = seed
+            .iter()
+            .flat_map(|&t| self.postings[t as usize].iter().map(|p| p.doc))
+            .filter(|&d| self.lens[d as usize] != DEAD)
+            .collect();
+        docs.sort_unstable();
+        docs.dedup();
+        if sets.iter().flatten().count() == 1 {
+            return Some(docs);
+        }
+        let mut buf = Vec::new();
+        let mut at: Vec<Vec<u32>> = vec![Vec::new(); sets.len()];
+        docs.retain(|&doc| {
+            for (k, set) in sets.iter().enumerate() {
+                at[k].clear();
+                for &term in set.iter().flatten() {
+                    let list = &self.postings[term as usize];
+                    if let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) {
+                        self.positions_at(term, i, &mut buf);
+                        at[k].extend_from_slice(&buf);
                     }
                 }
+                if set.is_some() && at[k].is_empty() {
+                    return false;
+                }
+                at[k].sort_unstable();
             }
-            for (m, f) in met.iter_mut().zip(flags) {
-                *m += u8::from(f);
-            }
-        }
-        let flags: Vec<bool> = met.into_iter().map(|m| m == conditions).collect();
-        Some(self.by_path.iter().filter(|(_, id)| flags[**id as usize]).map(|(p, _)| p).collect())
+            at[anchor].iter().any(|&p| {
+                p >= anchor as u32
+                    && sets.iter().enumerate().all(|(k, set)| {
+                        set.is_none() || at[k].binary_search(&(p - anchor as u32 + k as u32)).is_ok()
+                    })
+            })
+        });
+        Some(docs)
     }
 
     /// Checks that the index agrees with itself: document frequencies, postings order and

@@ -10,7 +10,7 @@ fn index(notes: &[(&str, &str)]) -> TextIndex {
     let mut index = TextIndex::new();
     for (path, text) in notes {
         let stem = VaultPath::new(path).unwrap().stem().to_string();
-        index.insert(meta(path, 1), text, &stem);
+        index.insert(meta(path, 1), text, &stem, &[]);
     }
     index
 }
@@ -78,7 +78,7 @@ fn unicode_folding_and_cjk_phrases() {
 fn edits_replace_and_compaction_keeps_answers() {
     let mut index = index(&[("a.md", "alpha beta"), ("b.md", "beta gamma")]);
     for round in 0..3000 {
-        index.insert(meta("a.md", round), &format!("alpha beta round{round}"), "a");
+        index.insert(meta("a.md", round), &format!("alpha beta round{round}"), "a", &[]);
     }
     assert!(index.remove(&VaultPath::new("b.md").unwrap()));
     assert_eq!(search(&index, "beta"), ["a.md"]);
@@ -123,7 +123,7 @@ proptest::proptest! {
         let start = start.min(chars.len() - 1);
         let literal: String = chars[start..(start + len).min(chars.len())].iter().collect();
         let mut index = TextIndex::new();
-        index.insert(meta("n.md", 1), &text, "");
+        index.insert(meta("n.md", 1), &text, "", &[]);
         if let Some(found) = index.literal_candidates(&literal.to_uppercase()) {
             let upper = literal.to_uppercase();
             // Only when the uppercased literal still matches case-insensitively.
