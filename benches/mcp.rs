@@ -1,5 +1,6 @@
-//! MCP server latency on a generated vault: process start to `initialize` answered, and per-call
-//! latency (p50/p95) of the read tools over stdio, plus the server's peak memory.
+//! MCP server latency on a generated vault: process start to `initialize` answered, start to the
+//! index built, per-call latency (p50/p95) of the read tools over stdio once it is, the server's
+//! peak memory, and a full regular-expression scan next to ripgrep's on the same files.
 //!
 //! `cargo build --release --features mcp && cargo bench --features mcp --bench mcp [-- NOTES]`
 
@@ -109,17 +110,34 @@ fn main() {
         percentile(&mut starts, 0.95)
     );
 
+    let started = Instant::now();
     let mut server = Server::start(dir.path());
     server.initialize();
-    let calls: [(&str, Value); 5] = [
+    loop {
+        let stats = server.request("tools/call", json!({"name": "get_vault_stats", "arguments": {}}));
+        if stats["result"]["structuredContent"]["index"] == "ready" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    println!("start -> index ready (10 ms polls): {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
+    let calls: Vec<(&str, Value)> = vec![
         ("get_note_metadata", json!({"path": vaultgen::note_path(1, notes)})),
         ("get_note_content", json!({"path": vaultgen::note_path(2, notes)})),
         ("obsidian_read_annotations", json!({"citekey": "paper8"})),
         ("search_vault", json!({"query": "retrieval evaluation"})),
+        ("text_search", json!({"query": "knowledge graph latency"})),
+        ("obsidian_global_search", json!({"query": "\"knowledge graph\" tag:ml"})),
         ("obsidian_search", json!({"query": "knowledge graph", "folder": "Ideas"})),
+        ("obsidian_search", json!({"query": "zebrafish"})),
+        ("tag_search", json!({"tags": ["project/alpha"]})),
+        ("metadata_search", json!({"where": {"citekey": "paper16"}})),
+        ("find_related_notes", json!({"path": vaultgen::note_path(3, notes)})),
+        ("validate_vault", json!({"kinds": ["broken_link"]})),
+        ("get_vault_stats", json!({})),
     ];
     for (tool, args) in calls {
-        let runs = if tool.starts_with("get_") { 200 } else { 10 };
+        let runs = if tool.starts_with("get_") { 200 } else { 50 };
         let mut samples: Vec<f64> = (0..runs)
             .map(|_| {
                 let t = Instant::now();
@@ -129,15 +147,61 @@ fn main() {
             })
             .collect();
         println!(
-            "{tool:<28} p50 {:>8.2} ms   p95 {:>8.2} ms",
+            "{tool:<28} p50 {:>8.2} ms   p95 {:>8.2} ms   {}",
             percentile(&mut samples, 0.5),
-            percentile(&mut samples, 0.95)
+            percentile(&mut samples, 0.95),
+            args.to_string().chars().take(60).collect::<String>()
         );
     }
+    scan_versus_ripgrep(&mut server, dir.path());
     let peak = server.peak_kb();
     println!(
         "peak memory {:.1} MB = {:.2}x the Markdown",
         peak as f64 / 1e3,
         peak as f64 * 1e3 / bytes as f64
+    );
+}
+
+/// A regular expression over every note (`obsidian_global_search` in regex mode: every file read
+/// and matched, on every core) next to `rg` over the same files, when it is installed.
+fn scan_versus_ripgrep(server: &mut Server, vault: &std::path::Path) {
+    let pattern = "knowledge graph";
+    let mut ours: Vec<f64> = (0..20)
+        .map(|_| {
+            let t = Instant::now();
+            let args = json!({"query": format!("/{pattern}/i")});
+            let answer =
+                server.request("tools/call", json!({"name": "obsidian_global_search", "arguments": args}));
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let ours = percentile(&mut ours, 0.5);
+    let rg = Command::new("rg")
+        .args(["-n", "-i", "--no-messages", pattern])
+        .arg(vault)
+        .stdout(Stdio::null())
+        .status();
+    if rg.is_err() {
+        println!(
+            "regex full scan: p50 {ours:.1} ms (rg is not installed: apt-get install ripgrep for the floor)"
+        );
+        return;
+    }
+    let mut floor: Vec<f64> = (0..20)
+        .map(|_| {
+            let t = Instant::now();
+            let _ = Command::new("rg")
+                .args(["-n", "-i", "--no-messages", pattern])
+                .arg(vault)
+                .stdout(Stdio::null())
+                .status();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let floor = percentile(&mut floor, 0.5);
+    println!(
+        "regex full scan /{pattern}/i: p50 {ours:.1} ms; rg -n -i over the same files: p50 {floor:.1} ms; ratio {:.2}x",
+        ours / floor
     );
 }

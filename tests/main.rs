@@ -10,6 +10,8 @@ mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_files;
 #[cfg(feature = "mcp")]
+mod mcp_index;
+#[cfg(feature = "mcp")]
 mod mcp_vault_tools;
 mod note;
 mod rewrite;

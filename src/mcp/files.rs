@@ -18,7 +18,6 @@ use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
 use super::diff::content_hash;
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
 use super::server::Scholia;
-use crate::index::graph::Graph;
 use crate::note::{Frontmatter, Note};
 use crate::vault::{Vault, VaultPath};
 
@@ -117,8 +116,10 @@ impl Scholia {
     ) -> Response {
         let path = attempt!(self.resolve_note(&args.file_path));
         attempt!(path.ensure_writable());
-        let graph = attempt!(Graph::build(self.vault.as_ref()));
-        let links = links::links_into(&graph, &path);
+        let links = {
+            let view = attempt!(self.index_view(&VaultPath::root()));
+            links::links_into(view.graph(), &path)
+        };
         if args.dry_run {
             return Ok(deleted(&path, links, None).into());
         }
@@ -146,8 +147,10 @@ impl Scholia {
         InputResponses(responses): InputResponses,
     ) -> Response {
         let (old, new) = attempt!(self.move_paths(&args.file_path, &args.new_path));
-        let graph = attempt!(Graph::build(self.vault.as_ref()));
-        let plan = attempt!(links::plan_move(self.vault.as_ref(), &graph, &old, &new, self.link_style()));
+        let plan = {
+            let view = attempt!(self.index_view(&VaultPath::root()));
+            attempt!(links::plan_move(self.vault.as_ref(), view.graph(), &old, &new, self.link_style()))
+        };
         if !args.dry_run {
             let (notes, links) = plan.counts();
             let what = format!("move {old} to {new} and rewrite {links} links in {notes} notes");

@@ -2,15 +2,20 @@
 //! token. One handler ([`Scholia`]) with the tools, prompts, resources and completions; the only
 //! module that knows JSON-RPC.
 
+mod dates;
 mod diff;
 mod files;
+mod graph_tools;
 mod http;
+mod index_params;
+mod indexed;
 mod names;
 mod note_tools;
 mod params;
 mod periodic_tools;
 mod reply;
 mod search;
+mod search_tools;
 mod server;
 mod status;
 mod tools;
@@ -70,8 +75,8 @@ pub fn run(args: McpArgs) -> Result<()> {
         transport,
         ..Settings::new(config)
     };
-    // Fail before serving when the vault cannot be opened.
-    Scholia::new(settings.clone()).context("cannot open the vault")?;
+    // Fail before serving when the vault cannot be opened (without starting an index for it).
+    crate::vault::FsVault::open(&settings.config.vault).context("cannot open the vault")?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         match args.http {

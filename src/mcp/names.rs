@@ -82,15 +82,30 @@ impl Scholia {
         }
         // Then by name, as a link from the vault root resolves; aliases only when names miss.
         let name = target.split(['#', '|']).next().unwrap_or(target).trim();
-        let files = self.vault.list(&VaultPath::root()).map_err(|e| e.to_string())?;
-        let by_name = LinkResolver::new(files.iter().map(|f| f.path.as_str().to_string()));
-        let mut resolution = by_name.resolve(name, None);
-        let mut graph = None;
-        if resolution == Resolution::Missing {
-            let built = Graph::build(self.vault.as_ref()).map_err(|e| e.to_string())?;
-            resolution = built.resolver().resolve(name, None);
-            graph = Some(built);
-        }
+        let (resolution, message) = match self.live_index() {
+            // The index's resolver knows every file and alias, kept fresh by the watcher.
+            Some(view) => {
+                let resolution = view.graph().resolver().resolve(name, None);
+                let message =
+                    (resolution == Resolution::Missing).then(|| missing_message(target, view.graph()));
+                (resolution, message)
+            }
+            // While the index is being built: a walk of the vault, the graph only when names miss.
+            None => {
+                let files = self.vault.list(&VaultPath::root()).map_err(|e| e.to_string())?;
+                let by_name = LinkResolver::new(files.iter().map(|f| f.path.as_str().to_string()));
+                match by_name.resolve(name, None) {
+                    Resolution::Missing => {
+                        let view = self.index_view(&VaultPath::root())?;
+                        let resolution = view.graph().resolver().resolve(name, None);
+                        let message = (resolution == Resolution::Missing)
+                            .then(|| missing_message(target, view.graph()));
+                        (resolution, message)
+                    }
+                    found => (found, None),
+                }
+            }
+        };
         match resolution {
             Resolution::Resolved(path) => self.file(VaultPath::new(&path).map_err(|e| e.to_string())?),
             Resolution::Ambiguous(paths) => Err(format!(
@@ -102,7 +117,7 @@ impl Scholia {
                 "{exact} is a folder, not a note; list it with obsidian_list_files to see its notes"
             )),
             Resolution::Missing => {
-                let message = graph.as_ref().map(|g| missing_message(target, g)).unwrap_or_default();
+                let message = message.unwrap_or_default();
                 // `Name#Heading` (written without brackets) names no new file.
                 let path = new_note.filter(|_| !target.contains(['#', '|', '^']));
                 Ok(Lookup::Missing { path, message })

@@ -2,9 +2,6 @@
 //! resolved as Obsidian resolves links. `read_note`, `update_note`, `delete_note` (warns of the
 //! notes that link to it), `list_notes` (titles and previews, paged). `create_note` is in `tools.rs`.
 
-use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
-
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResponse, CallToolResult};
@@ -16,7 +13,7 @@ use super::diff;
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
 use super::server::Scholia;
 use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
-use crate::index::graph::{Backlink, Graph};
+use crate::index::graph::Backlink;
 use crate::library;
 use crate::note::frontmatter::{body_start, scalar_string};
 use crate::note::{Frontmatter, Note, meta_edit};
@@ -24,15 +21,6 @@ use crate::vault::{Vault, VaultPath};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
-
-/// The link graph behind the note tools, and when it was last brought up to date.
-#[derive(Debug, Default)]
-pub struct GraphState {
-    /// Every note's links, aliases and backlinks.
-    pub graph: Graph,
-    /// `None` until a note tool first needs it.
-    pub refreshed: Option<Instant>,
-}
 
 /// Characters of a note's preview in `list_notes`.
 const PREVIEW: usize = 160;
@@ -45,20 +33,6 @@ macro_rules! attempt {
             Err(e) => return Ok(fail(e.to_string()).into()),
         }
     };
-}
-
-impl Scholia {
-    /// The link graph, brought up to date (only notes whose mtime or size changed are read).
-    pub(super) fn fresh_graph(&self) -> Result<MutexGuard<'_, GraphState>, String> {
-        let mut state = lock(&self.graph);
-        state.graph.refresh(self.vault.as_ref()).map_err(|e| e.to_string())?;
-        state.refreshed = Some(Instant::now());
-        Ok(state)
-    }
-}
-
-fn lock(state: &Mutex<GraphState>) -> MutexGuard<'_, GraphState> {
-    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The title people see: frontmatter `title`, else the first top-level heading, else the name.
@@ -146,16 +120,16 @@ impl Scholia {
     ))]
     async fn read_note(&self, Parameters(args): Parameters<ReadNote>) -> Answer {
         let (path, backlinks, aliases) = {
-            let state = match self.fresh_graph() {
-                Ok(s) => s,
-                Err(e) => return Ok(fail(e)),
-            };
             let path = match self.resolve_note(&args.note) {
                 Ok(p) => p,
                 Err(e) => return Ok(fail(e)),
             };
-            let aliases = state.graph.note(&path).map(|n| n.aliases.clone()).unwrap_or_default();
-            (path.clone(), state.graph.backlinks(&path), aliases)
+            let view = match self.index_view(&VaultPath::root()) {
+                Ok(v) => v,
+                Err(e) => return Ok(fail(e)),
+            };
+            let aliases = view.graph().note(&path).map(|n| n.aliases.clone()).unwrap_or_default();
+            (path.clone(), view.graph().backlinks(&path), aliases)
         };
         let text = match self.vault.read(&path) {
             Ok(t) => t,
@@ -331,9 +305,9 @@ impl Scholia {
         InputResponses(responses): InputResponses,
     ) -> Response {
         let (path, incoming) = {
-            let graph = attempt!(self.fresh_graph());
             let path = attempt!(self.resolve_note(&args.note));
-            let incoming = graph.graph.backlinks(&path);
+            let view = attempt!(self.index_view(&VaultPath::root()));
+            let incoming = view.graph().backlinks(&path);
             (path, incoming)
         };
         attempt!(path.ensure_writable());
@@ -363,7 +337,6 @@ impl Scholia {
         };
         attempt!(self.approve(&ctx, true, confirmed, &what).await);
         let trashed = attempt!(self.vault.trash(&path));
-        lock(&self.graph).graph.remove_note(&path);
         value["trashed_to"] = json!(trashed.as_str());
         Ok(ok(&format!("moved {path} to {trashed}"), value).into())
     }

@@ -1,23 +1,17 @@
-//! Search over the vault's notes: a literal scan that returns every match, and a ranked search over
-//! the full-text index (BM25, note names weighted) with snippets.
+//! Search over the vault's notes: a literal scan that returns every match (narrowed by the index
+//! to the notes that can hold the text, and read on every core), a regular-expression scan, and
+//! ranked search over the index with highlighted snippets.
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::ops::Range;
 
+use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
-use crate::index::{TextIndex, words};
+use crate::index::snippet::{self, Highlighter, LineMatch};
+use crate::index::{Hit, VaultIndex};
 use crate::library;
+use crate::note::frontmatter::body_start;
 use crate::vault::{Vault, VaultError, VaultPath};
-
-/// One matching line.
-#[derive(Debug, Serialize)]
-pub struct LineMatch {
-    /// 1-based line number.
-    pub line: usize,
-    /// The line, cut to 300 characters around the match.
-    pub context: String,
-}
 
 /// Every match of a literal search in one file.
 #[derive(Debug, Serialize)]
@@ -28,30 +22,83 @@ pub struct FileMatches {
     pub matches: Vec<LineMatch>,
 }
 
+/// A case-insensitive regular expression that matches `text` literally.
+pub fn literal_regex(text: &str) -> Result<Regex, String> {
+    RegexBuilder::new(&regex::escape(text)).case_insensitive(true).build().map_err(|e| e.to_string())
+}
+
+/// Runs `f` over `paths` on every core (inline for a few), keeping the order of `paths`.
+pub fn par_map<T: Send>(paths: &[VaultPath], f: impl Fn(&VaultPath) -> Option<T> + Sync) -> Vec<T> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(paths.len() / 16).max(1);
+    if threads == 1 {
+        return paths.iter().filter_map(f).collect();
+    }
+    let chunk = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().filter_map(&f).collect::<Vec<T>>()))
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    })
+}
+
+/// The notes under `folder` a search of it reads: from the index when there is one (narrowed to
+/// `candidates` when given), else from a listing.
+fn notes_under(
+    vault: &dyn Vault,
+    index: Option<&VaultIndex>,
+    folder: &VaultPath,
+    literal: Option<&str>,
+) -> Result<Vec<VaultPath>, VaultError> {
+    let Some(index) = index else {
+        return Ok(library::notes(vault, folder)?.into_iter().map(|m| m.path).collect());
+    };
+    let text = index.text();
+    let narrowed = literal.and_then(|l| text.literal_candidates(l));
+    Ok(match narrowed {
+        Some(paths) => paths.into_iter().filter(|p| p.is_within(folder)).cloned().collect(),
+        None => text.paths().filter(|p| p.is_within(folder)).cloned().collect(),
+    })
+}
+
 /// Every line of every note under `folder` that contains `query` (case-insensitive), by path.
-pub fn literal(vault: &dyn Vault, folder: &VaultPath, query: &str) -> Result<Vec<FileMatches>, VaultError> {
-    let needle = query.to_lowercase();
+/// With an index, only the notes that can hold the text are read.
+pub fn literal(
+    vault: &dyn Vault,
+    index: Option<&VaultIndex>,
+    folder: &VaultPath,
+    query: &str,
+) -> Result<Vec<FileMatches>, String> {
+    let re = literal_regex(query)?;
+    let paths = notes_under(vault, index, folder, Some(query)).map_err(|e| e.to_string())?;
+    Ok(par_map(&paths, |path| {
+        let text = vault.read(path).ok()?;
+        let matches = matching_lines(&text, &re);
+        (!matches.is_empty()).then(|| FileMatches { path: path.as_str().to_string(), matches })
+    }))
+}
+
+/// The lines of `text` where `re` matches, each cut to 300 characters around its first match.
+fn matching_lines(text: &str, re: &Regex) -> Vec<LineMatch> {
     let mut out = Vec::new();
-    for meta in library::notes(vault, folder)? {
-        let Ok(text) = vault.read(&meta.path) else { continue };
-        let lower = text.to_lowercase();
-        if !lower.contains(&needle) {
+    let mut line = 1;
+    let mut counted = 0;
+    let mut next_line_start = 0;
+    for m in re.find_iter(text) {
+        if m.start() < next_line_start {
             continue;
         }
-        let matches: Vec<LineMatch> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| line.to_lowercase().contains(&needle))
-            .map(|(i, line)| LineMatch {
-                line: i + 1,
-                context: around(line, line.to_lowercase().find(&needle), 300),
-            })
-            .collect();
-        if !matches.is_empty() {
-            out.push(FileMatches { path: meta.path.as_str().to_string(), matches });
-        }
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..m.start()]).count();
+        counted = m.start();
+        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[m.start()..].find('\n').map_or(text.len(), |i| m.start() + i);
+        next_line_start = end + 1;
+        let content = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
+        out.push(LineMatch { line, context: around(content, Some(m.start() - start), 300) });
     }
-    Ok(out)
+    out
 }
 
 /// Up to `width` characters of `line` around byte `at`.
@@ -71,6 +118,31 @@ fn around(line: &str, at: Option<usize>, width: usize) -> String {
     )
 }
 
+/// How many times `re` matches in each of `paths` (read on every core); notes without a match
+/// are left out.
+pub fn regex_counts(vault: &dyn Vault, paths: &[VaultPath], re: &Regex) -> Vec<(VaultPath, usize)> {
+    par_map(paths, |path| {
+        let text = vault.read(path).ok()?;
+        let count = re.find_iter(&text).filter(|m| !m.is_empty()).count();
+        (count > 0).then(|| (path.clone(), count))
+    })
+}
+
+/// The lines of the note at `path` where `re` matches (at most `max`, each with about `width`
+/// characters of highlighted context), and how many lines match in all.
+pub fn regex_lines(
+    vault: &dyn Vault,
+    path: &VaultPath,
+    re: &Regex,
+    width: usize,
+    max: usize,
+) -> (Vec<LineMatch>, usize) {
+    let text = vault.read(path).unwrap_or_default();
+    let ranges: Vec<Range<usize>> =
+        re.find_iter(&text).filter(|m| !m.is_empty()).map(|m| m.range()).collect();
+    snippet::lines(&text, &ranges, width, max)
+}
+
 /// One ranked result.
 #[derive(Debug, Serialize)]
 pub struct Ranked {
@@ -78,64 +150,40 @@ pub struct Ranked {
     pub path: String,
     /// Relevance (higher is better).
     pub score: f64,
-    /// Text around the first match, `context` characters long.
+    /// Text around the best matches, `contextLength` characters at most, matches in `**bold**`.
     pub snippet: String,
 }
 
-/// The notes of the search index, refreshed by modification times at most once a second (and
-/// at once after this server wrote something).
-#[derive(Debug, Default)]
-pub struct SearchState {
-    index: TextIndex,
-    refreshed: Option<Instant>,
-}
-
-impl SearchState {
-    /// Notes in the index, and when it was last refreshed (`None`: not built yet; it is built
-    /// by the first ranked search).
-    pub fn status(&self) -> (usize, Option<Instant>) {
-        (self.index.len(), self.refreshed)
+impl Ranked {
+    /// The result of `hit`, with its snippet.
+    pub fn of(vault: &dyn Vault, hit: &Hit, highlighter: &Highlighter, context: usize) -> Self {
+        let text = vault.read(&hit.path).unwrap_or_default();
+        Ranked {
+            path: hit.path.as_str().to_string(),
+            score: (hit.score * 1000.0).round() / 1000.0,
+            snippet: snippet_of(&text, highlighter, context),
+        }
     }
 }
 
-/// How stale the index may get before a query stats the vault again.
-const FRESH_FOR: Duration = Duration::from_secs(1);
+/// A highlighted snippet of `text` of at most `width` characters.
+pub fn snippet_of(text: &str, highlighter: &Highlighter, width: usize) -> String {
+    let matches = highlighter.matches(text);
+    snippet::snippet(text, &matches, width, body_start(text))
+}
 
-/// The `limit` notes most relevant to `query` (BM25 over the index; a word in the note's name
-/// counts three times), each with a snippet of `context` characters around the first match.
-pub fn ranked(
-    vault: &dyn Vault,
-    state: &Mutex<SearchState>,
-    stale: bool,
-    folder: &VaultPath,
-    query: &str,
-    limit: usize,
-    context: usize,
-) -> Result<Vec<Ranked>, VaultError> {
-    let hits = {
-        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-        if stale || state.refreshed.is_none_or(|t| t.elapsed() > FRESH_FOR) {
-            state.index.refresh(vault)?;
-            state.refreshed = Some(Instant::now());
-        }
-        state.index.search(query, folder, limit)
-    };
-    let terms: Vec<String> = words(query).collect();
-    Ok(hits
-        .into_iter()
-        .map(|(path, score)| {
-            let text = vault.read(&path).unwrap_or_default().replace('\n', " ");
-            let lower = text.to_lowercase();
-            let at = terms
-                .iter()
-                .filter_map(|t| lower.find(t.as_str()))
-                .min()
-                .filter(|_| lower.len() == text.len());
-            Ranked {
-                path: path.as_str().to_string(),
-                score: (score * 1000.0).round() / 1000.0,
-                snippet: around(&text, at, context),
-            }
-        })
-        .collect())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_lines_are_found_once_each_with_their_numbers() {
+        let re = literal_regex("Seed").unwrap();
+        let lines = matching_lines("a seed\r\nno\nSEED and seed\n", &re);
+        assert_eq!(lines.len(), 2);
+        assert_eq!((lines[0].line, lines[0].context.as_str()), (1, "a seed"));
+        assert_eq!((lines[1].line, lines[1].context.as_str()), (3, "SEED and seed"));
+        let re = literal_regex("a.b").unwrap();
+        assert!(matching_lines("axb", &re).is_empty());
+    }
 }

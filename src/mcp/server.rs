@@ -17,6 +17,7 @@ use super::params::{SummarizePrompt, SynthesizePrompt};
 use super::status::Transport;
 use super::toolsets::Toolset;
 use crate::annotations::ParseOptions;
+use crate::index::service::{IndexOptions, IndexService};
 use crate::library;
 use crate::vault::config::Config;
 use crate::vault::{FsVault, Vault, VaultError, VaultPath};
@@ -89,12 +90,10 @@ pub struct Scholia {
     pub(super) options: Arc<ParseOptions>,
     /// The user chose "allow for this session" in a confirmation.
     pub(super) approved: Arc<AtomicBool>,
-    /// The full-text index behind `search_vault`, shared by every session.
-    pub(super) search: Arc<std::sync::Mutex<super::search::SearchState>>,
+    /// The vault index (full text, links, tags), shared by every session.
+    pub(super) index: Arc<IndexService>,
     /// Set when this server is about to write: the next search refreshes the index first.
     pub(super) wrote: Arc<AtomicBool>,
-    /// The link graph behind the note tools (backlinks, aliases), refreshed by mtime per call.
-    pub(super) graph: Arc<std::sync::Mutex<super::note_tools::GraphState>>,
     pub(super) tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
@@ -111,9 +110,15 @@ pub struct Approval {
 rmcp::elicit_safe!(Approval);
 
 impl Scholia {
-    /// A server over the vault in `settings` (which must be a folder).
+    /// A server over the vault in `settings` (which must be a folder); its index is built in the
+    /// background and watched.
     pub fn new(settings: Settings) -> Result<Self, VaultError> {
-        let vault = FsVault::open(&settings.config.vault)?;
+        Self::with_index(settings, IndexOptions::default())
+    }
+
+    /// A server whose index runs with `options` (no watcher, a held build, …).
+    pub fn with_index(settings: Settings, options: IndexOptions) -> Result<Self, VaultError> {
+        let vault = Arc::new(FsVault::open(&settings.config.vault)?);
         let mut tool_router = Self::annotation_tools()
             + Self::note_tools()
             + Self::edit_tools()
@@ -121,7 +126,9 @@ impl Scholia {
             + Self::file_tools()
             + Self::vault_tools()
             + Self::periodic_tools()
-            + Self::vault_note_tools();
+            + Self::vault_note_tools()
+            + Self::search_tools()
+            + Self::graph_tools();
         super::toolsets::retain(&mut tool_router, &settings.toolsets);
         if settings.read_only {
             for name in WRITE_TOOLS {
@@ -129,13 +136,12 @@ impl Scholia {
             }
         }
         Ok(Self {
-            vault: Arc::new(vault),
+            index: Arc::new(IndexService::start(Arc::clone(&vault), options)),
+            vault,
             settings: Arc::new(settings),
             options: Arc::new(ParseOptions::default()),
             approved: Arc::new(AtomicBool::new(false)),
-            search: Arc::default(),
             wrote: Arc::new(AtomicBool::new(false)),
-            graph: Arc::default(),
             tool_router,
             prompt_router: Self::prompt_router(),
         })

@@ -99,7 +99,10 @@ impl Scholia {
     async fn obsidian_read_annotations(&self, Parameters(args): Parameters<ReadAnnotations>) -> Answer {
         let keep = attempt!(library::color_filter(&args.colors, &self.options));
         let folder = attempt!(self.folder(args.folder.as_deref(), true));
-        let found = attempt!(library::find_by_citekey(self.vault.as_ref(), &folder, &args.citekey));
+        let (found, live) = match self.live_index() {
+            Some(index) => (index.find_citekey(&folder, &args.citekey), true),
+            None => (attempt!(library::find_by_citekey(self.vault.as_ref(), &folder, &args.citekey)), false),
+        };
         let Some(path) = found else {
             return Ok(fail(format!(
                 "no annotation note with citekey {:?} in {folder}; list them with obsidian_list_annotation_files",
@@ -122,7 +125,7 @@ impl Scholia {
                 args.citekey
             ));
         }
-        Ok(ok(&format!("{total} annotations in {path}"), value))
+        Ok(ok(&format!("{total} annotations in {path}"), self.mark_index(value, live)))
     }
 
     /// List the Zotero annotation notes of the vault (frontmatter `category: Annotations`, or recognised annotations), with citekey, title, path and tags.
@@ -329,7 +332,13 @@ impl Scholia {
             return Ok(fail("the query is empty; give the text to search for"));
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let hits = attempt!(search::literal(self.vault.as_ref(), &folder, &args.query));
+        let (hits, live) = {
+            let index = self.live_index();
+            (
+                attempt!(search::literal(self.vault.as_ref(), index.as_deref(), &folder, &args.query)),
+                index.is_some(),
+            )
+        };
         let total = hits.len();
         let rest: Vec<_> = hits.into_iter().skip(args.offset).collect();
         let (shown, truncated) = fit(rest, MAX_ANSWER_BYTES - 1024);
@@ -339,7 +348,7 @@ impl Scholia {
             value["next"] =
                 json!({"query": args.query, "folder": args.folder, "offset": args.offset + shown.len()});
         }
-        Ok(ok(&format!("{total} files match {:?}", args.query), value))
+        Ok(ok(&format!("{total} files match {:?}", args.query), self.mark_index(value, live)))
     }
 
     /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient).
@@ -353,25 +362,27 @@ impl Scholia {
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
         let limit = args.limit.unwrap_or(10).clamp(1, 50);
         let context = args.context_length.unwrap_or(100).clamp(10, 1000);
-        let stale = self.wrote.swap(false, std::sync::atomic::Ordering::Relaxed);
-        let results = attempt!(search::ranked(
-            self.vault.as_ref(),
-            &self.search,
-            stale,
-            &folder,
-            &args.query,
-            limit,
-            context
-        ));
+        let query = crate::index::Query::parse(&args.query);
+        let view = attempt!(self.index_view(&folder));
+        let found = view.search(&query, &crate::index::Scope::folder(&folder), 0, limit);
+        let highlighter = crate::index::snippet::Highlighter::new(&query);
+        let results: Vec<search::Ranked> = found
+            .hits
+            .iter()
+            .map(|h| search::Ranked::of(self.vault.as_ref(), h, &highlighter, context))
+            .collect();
+        let live = view.is_live();
+        drop(view);
         let message = if results.is_empty() {
             format!("no note matches {:?}; try fewer or different words", args.query)
         } else {
             format!("{} notes match {:?}", results.len(), args.query)
         };
-        Ok(ok(&message, json!({"query": args.query, "results": results, "message": message})))
+        let value = json!({"query": args.query, "results": results, "message": message});
+        Ok(ok(&message, self.mark_index(value, live)))
     }
 
-    /// A note's metadata without its content: frontmatter, tags, headings, outgoing links, and file stats (mtime, ctime, size).
+    /// A note's metadata without its content: frontmatter, tags, headings, links, file stats (mtime, ctime, size), and from the index its backlinks (notes linking here) and outgoing links with where each resolves.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -389,9 +400,7 @@ impl Scholia {
             .filter(|l| !l.external && !l.target.is_empty())
             .map(|l| l.target.as_str())
             .collect();
-        Ok(ok(
-            &format!("metadata of {path}"),
-            json!({
+        let mut value = json!({
                 "path": path.as_str(),
                 "frontmatter": note.frontmatter.data,
                 "tags": note.tag_names(),
@@ -400,8 +409,11 @@ impl Scholia {
                 "mtime": stat.mtime_ms,
                 "ctime": stat.ctime_ms,
                 "size": stat.size,
-            }),
-        ))
+        });
+        for (key, links) in self.note_links(&path) {
+            value[key] = links;
+        }
+        Ok(ok(&format!("metadata of {path}"), value))
     }
 
     /// A note's full Markdown content, with its frontmatter and tags. Long notes come in parts: pass the returned next offset.

@@ -81,7 +81,15 @@ pub const TOOLSETS: &[(&str, Toolset)] = &[
     ("obsidian_delete_periodic_note", Toolset::Periodic),
     ("obsidian_search", Toolset::Search),
     ("search_vault", Toolset::Search),
-    // Graph: the link-graph tools (backlinks, related notes, validation) go here.
+    ("obsidian_global_search", Toolset::Search),
+    ("text_search", Toolset::Search),
+    ("tag_search", Toolset::Search),
+    ("metadata_search", Toolset::Search),
+    ("find_related_notes", Toolset::Graph),
+    ("validate_vault", Toolset::Graph),
+    ("get_vault_stats", Toolset::Graph),
+    ("get_roots", Toolset::Graph),
+    ("rebuild_index", Toolset::Graph),
 ];
 
 /// The set of the tool `name`, if the table has it.

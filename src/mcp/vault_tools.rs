@@ -207,7 +207,7 @@ impl Scholia {
                 "notes": notes,
                 "other_files": files.len() - notes,
             },
-            "index": {"search": self.search_index_state(), "graph": self.graph_state()},
+            "index": self.index_state(),
             "read_only": settings.read_only,
             "confirm": settings.confirm.name(),
             "approved_for_session": self.approved.load(std::sync::atomic::Ordering::Relaxed),
@@ -230,26 +230,24 @@ impl Scholia {
 }
 
 impl Scholia {
-    fn search_index_state(&self) -> Value {
-        let (indexed, refreshed) = self.search.lock().unwrap_or_else(|e| e.into_inner()).status();
-        match refreshed {
-            None => json!({"state": "not built yet (the first search_vault call builds it)"}),
-            Some(at) => {
-                json!({"state": "built", "notes": indexed, "refreshed": status::age(at.elapsed()) + " ago"})
-            }
+    fn index_state(&self) -> Value {
+        let status = self.index.status();
+        let mut value = json!({
+            "state": status.state,
+            "complete": status.complete,
+            "notes": status.notes,
+            "watching": status.watching,
+        });
+        if status.state == crate::index::service::State::Building {
+            value["progress"] = json!({"done": status.done, "total": status.total});
         }
-    }
-
-    fn graph_state(&self) -> Value {
-        let state = self.graph.lock().unwrap_or_else(|e| e.into_inner());
-        match state.refreshed {
-            None => json!({"state": "not built yet (the first note tool call builds it)"}),
-            Some(at) => json!({
-                "state": "built",
-                "notes": state.graph.notes().count(),
-                "refreshed": status::age(at.elapsed()) + " ago",
-            }),
+        if let Some(build) = status.build {
+            value["build_ms"] = json!((build.total_ms * 10.0).round() / 10.0);
         }
+        if let Some(error) = status.error.or(status.watcher_error) {
+            value["error"] = json!(error);
+        }
+        value
     }
 }
 

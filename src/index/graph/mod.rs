@@ -1,0 +1,665 @@
+//! The vault's link and tag graph: every note's links resolved as Obsidian resolves them (with
+//! aliases), backlinks, tags, related notes, a health check ([`Graph::validate`]) and counts.
+//!
+//! Pure over the [`Vault`] trait and kept fresh by modification times, like [`super::TextIndex`].
+//! Every change (a refresh, [`Graph::update_note`], [`Graph::remove_note`]) resolves all links
+//! again when a name may have appeared or disappeared (a file added or removed, an alias changed);
+//! otherwise only the changed note's links and the anchors of links into it are checked again.
+//! Resolving is cheap next to reading and parsing. Results are sorted and never depend on hash order.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::diag::Diagnostic;
+use crate::note::anchor::heading_anchor;
+use crate::note::frontmatter::scalar_string;
+use crate::note::{BlockId, Frontmatter, Heading, Link, LinkKind, LinkResolver, Note, Resolution};
+use crate::note::{Task, percent_decode};
+use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
+
+mod related;
+mod validate;
+
+pub use related::{Reason, Related};
+pub use validate::{Issue, IssueKind};
+
+/// One note of the graph: what it holds and where its links lead.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphNote {
+    /// Vault-relative path.
+    pub path: VaultPath,
+    /// Last modification, ms since the Unix epoch, as the vault reported it.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: u64,
+    /// The frontmatter mapping (an empty object when missing or unreadable).
+    pub frontmatter: Value,
+    /// Frontmatter `aliases` (or `alias`): a list, or a comma-separated string.
+    pub aliases: Vec<String>,
+    /// Tag names, frontmatter and inline, lowercase, without duplicates, in order of appearance.
+    pub tags: Vec<String>,
+    /// Headings in order.
+    pub headings: Vec<Heading>,
+    /// Block ids (`^id`) in order.
+    pub blocks: Vec<BlockId>,
+    /// Tasks in order.
+    pub tasks: Vec<Task>,
+    /// Links to files in the vault (external links left out): wikilinks in the frontmatter first,
+    /// then the body's links in order.
+    pub links: Vec<GraphLink>,
+    /// Why the frontmatter could not be read, if it could not.
+    pub frontmatter_errors: Vec<Diagnostic>,
+    /// Why the file could not be read at all (not UTF-8, for example), if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+    /// Heading anchors and `^block` ids, lowercase.
+    #[serde(skip)]
+    anchors: HashSet<String>,
+}
+
+/// A link from a note, with what it resolves to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphLink {
+    /// The target as written (before `#`; percent-decoded for Markdown links; `""` for a link
+    /// inside the same note).
+    pub target: String,
+    /// The part after `#`: a heading (`A#B` for nested headings) or a block (`^id`).
+    pub subpath: Option<String>,
+    /// `[[…]]` or `[…](…)`.
+    pub kind: LinkKind,
+    /// Whether it is an embed (`![[…]]`).
+    pub embed: bool,
+    /// 1-based line.
+    pub line: usize,
+    /// Whether it is written in the frontmatter (a property such as `up: "[[Index]]"`).
+    pub in_frontmatter: bool,
+    /// The file it leads to, several when the name is ambiguous, or none.
+    pub resolution: Resolution,
+    /// Whether the `#heading` or `#^block` exists in the target: `None` when the link has no
+    /// subpath or leads to no note.
+    pub anchor_found: Option<bool>,
+}
+
+impl GraphLink {
+    fn new(link: &Link, in_frontmatter: bool, line_offset: usize) -> Self {
+        let subpath = match link.kind {
+            LinkKind::Markdown => link.subpath.as_deref().map(percent_decode),
+            LinkKind::Wiki => link.subpath.clone(),
+        };
+        Self {
+            target: link.target.clone(),
+            subpath,
+            kind: link.kind,
+            embed: link.embed,
+            line: link.line + line_offset,
+            in_frontmatter,
+            resolution: Resolution::Missing,
+            anchor_found: None,
+        }
+    }
+
+    /// The file Obsidian opens for this link (for an ambiguous name, the first candidate).
+    pub fn path(&self) -> Option<&str> {
+        match &self.resolution {
+            Resolution::Resolved(path) => Some(path),
+            Resolution::Ambiguous(paths) => paths.first().map(String::as_str),
+            Resolution::Missing => None,
+        }
+    }
+
+    /// The link as people read it: `target#subpath`.
+    fn shown(&self) -> String {
+        match &self.subpath {
+            Some(sub) => format!("{}#{sub}", self.target),
+            None => self.target.clone(),
+        }
+    }
+}
+
+/// A file of the vault that is not a note (an image, a PDF, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attachment {
+    /// Vault-relative path.
+    pub path: VaultPath,
+    /// Last modification, ms since the Unix epoch.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+impl Attachment {
+    /// The attachment `file`.
+    pub fn of(file: &FileMeta) -> Self {
+        Self { path: file.path.clone(), mtime_ms: file.mtime_ms, size: file.size }
+    }
+}
+
+/// A link into a note or file, from another note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Backlink {
+    /// The linking note.
+    pub source: VaultPath,
+    /// 1-based line of the link in the linking note.
+    pub line: usize,
+    /// Whether it is an embed.
+    pub embed: bool,
+    /// The heading or block linked, if any.
+    pub subpath: Option<String>,
+    /// Whether the link's name is ambiguous (this file is the one Obsidian opens).
+    pub ambiguous: bool,
+}
+
+/// Counts over the vault.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GraphStats {
+    /// Notes (`.md` files).
+    pub notes: usize,
+    /// Other files.
+    pub attachments: usize,
+    /// Links and embeds to files in the vault (external links not counted).
+    pub links: usize,
+    /// Of those, embeds.
+    pub embeds: usize,
+    /// Links and embeds that lead nowhere.
+    pub broken_links: usize,
+    /// Links whose name several files share.
+    pub ambiguous_links: usize,
+    /// Links to a heading or block that does not exist.
+    pub broken_anchors: usize,
+    /// Distinct tags, parents of nested tags included.
+    pub tags: usize,
+    /// Tasks not done (`[ ]`, `[/]`, any status but done and cancelled).
+    pub tasks_open: usize,
+    /// Tasks done (`[x]`).
+    pub tasks_done: usize,
+    /// Tasks cancelled (`[-]`).
+    pub tasks_cancelled: usize,
+    /// Size of every file, notes and attachments.
+    pub bytes: u64,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GraphRefresh {
+    /// Notes read and parsed (new or changed).
+    pub read: usize,
+    /// Files dropped because they are gone (notes and attachments).
+    pub removed: usize,
+    /// Notes in the graph now.
+    pub notes: usize,
+    /// Attachments in the graph now.
+    pub attachments: usize,
+}
+
+/// The link and tag graph of a vault.
+#[derive(Debug, Default)]
+pub struct Graph {
+    notes: BTreeMap<String, GraphNote>,
+    attachments: BTreeMap<String, Attachment>,
+    resolver: LinkResolver,
+    /// Target path → (linking note, index of the link in its `links`), self-links left out.
+    backlinks: HashMap<String, Vec<(String, usize)>>,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The graph of every note and file in `vault`.
+    pub fn build(vault: &dyn Vault) -> Result<Self, VaultError> {
+        let mut graph = Self::new();
+        graph.refresh(vault)?;
+        Ok(graph)
+    }
+
+    /// Brings the graph up to date: reads only notes whose modification time or size changed,
+    /// drops files that are gone, and resolves links again when anything changed.
+    pub fn refresh(&mut self, vault: &dyn Vault) -> Result<GraphRefresh, VaultError> {
+        let files = vault.list(&VaultPath::root())?;
+        let present: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let removed: Vec<VaultPath> = self
+            .notes
+            .values()
+            .map(|n| &n.path)
+            .chain(self.attachments.values().map(|a| &a.path))
+            .filter(|p| !present.contains(p.as_str()))
+            .cloned()
+            .collect();
+        let mut notes = Vec::new();
+        let mut attachments = Vec::new();
+        for file in &files {
+            if !file.path.is_markdown() {
+                if !self.is_fresh(file) {
+                    attachments.push(Attachment::of(file));
+                }
+                continue;
+            }
+            if self.is_fresh(file) {
+                continue;
+            }
+            match vault.read(&file.path) {
+                Ok(text) => notes.push(GraphNote::parse(file, &text)),
+                Err(VaultError::NotFound { .. }) => {}
+                Err(err) => notes.push(GraphNote::unreadable(file, &err)),
+            }
+        }
+        let stats = GraphRefresh { read: notes.len(), removed: removed.len(), ..Default::default() };
+        self.apply(notes, attachments, &removed);
+        Ok(GraphRefresh { notes: self.notes.len(), attachments: self.attachments.len(), ..stats })
+    }
+
+    /// A graph of `notes` and `attachments` (as parsed by [`GraphNote::parse`], for example on
+    /// several threads), with every link resolved once.
+    pub fn from_parts(notes: Vec<GraphNote>, attachments: Vec<Attachment>) -> Self {
+        let mut graph = Self::new();
+        graph.notes = notes.into_iter().map(|n| (n.path.as_str().to_string(), n)).collect();
+        graph.attachments = attachments.into_iter().map(|a| (a.path.as_str().to_string(), a)).collect();
+        graph.relink_all();
+        graph
+    }
+
+    /// Whether the graph holds the note or attachment `file` as it is now (same modification
+    /// time and size).
+    pub fn is_fresh(&self, file: &FileMeta) -> bool {
+        let key = file.path.as_str();
+        match self.notes.get(key) {
+            Some(n) => n.mtime_ms == file.mtime_ms && n.size == file.size,
+            None => {
+                self.attachments.get(key).is_some_and(|a| a.mtime_ms == file.mtime_ms && a.size == file.size)
+            }
+        }
+    }
+
+    /// Applies a batch of changes at once: notes added or changed, attachments added or
+    /// changed, files removed. Links are resolved again once: all of them when a name may have
+    /// appeared or disappeared, else only those of and into the changed notes.
+    pub fn apply(&mut self, notes: Vec<GraphNote>, attachments: Vec<Attachment>, removed: &[VaultPath]) {
+        let mut names_changed = false;
+        for path in removed {
+            let key = path.as_str();
+            names_changed |= self.notes.remove(key).is_some() | self.attachments.remove(key).is_some();
+        }
+        for attachment in attachments {
+            if attachment.path.is_hidden() || attachment.path.is_root() {
+                continue;
+            }
+            names_changed |=
+                self.attachments.insert(attachment.path.as_str().to_string(), attachment).is_none();
+        }
+        let mut changed: Vec<(String, BTreeSet<String>)> = Vec::new();
+        for note in notes {
+            if note.path.is_hidden() || note.path.is_root() {
+                continue;
+            }
+            let key = note.path.as_str().to_string();
+            match self.put(note) {
+                Some(old_targets) => changed.push((key, old_targets)),
+                None => names_changed = true,
+            }
+        }
+        if names_changed {
+            self.relink_all();
+        } else {
+            for (key, old_targets) in changed {
+                self.relink_one(&key, &old_targets);
+            }
+        }
+    }
+
+    /// Checks that the backlinks agree with the links (as a fresh resolve would index them);
+    /// returns what disagrees.
+    pub fn verify(&self) -> Vec<String> {
+        let mut expected: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
+        for (source, note) in &self.notes {
+            for (i, link) in note.links.iter().enumerate() {
+                if let Some(target) = link.path().filter(|t| *t != source) {
+                    expected.entry(target).or_default().push((source, i));
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        for (target, sources) in &self.backlinks {
+            let mut have: Vec<(&str, usize)> = sources.iter().map(|(s, i)| (s.as_str(), *i)).collect();
+            let mut want = expected.remove(target.as_str()).unwrap_or_default();
+            have.sort_unstable();
+            want.sort_unstable();
+            if have != want {
+                problems.push(format!(
+                    "backlinks of {target}: {} stored, {} expected",
+                    have.len(),
+                    want.len()
+                ));
+            }
+        }
+        for target in expected.keys() {
+            problems.push(format!("backlinks of {target} are missing"));
+        }
+        problems.sort();
+        problems
+    }
+
+    /// Puts the note at `meta.path` with `text` into the graph (added or changed), as a file
+    /// watcher would report it; a path that is not Markdown is recorded as an attachment and
+    /// `text` ignored. Hidden paths (any part starting with `.`) are ignored, as in listings.
+    pub fn update_note(&mut self, meta: &FileMeta, text: &str) {
+        if meta.path.is_markdown() {
+            self.apply(vec![GraphNote::parse(meta, text)], Vec::new(), &[]);
+        } else {
+            self.apply(Vec::new(), vec![Attachment::of(meta)], &[]);
+        }
+    }
+
+    /// Stores `note`; returns the files its previous version linked to when no name appeared or
+    /// disappeared (the note is not new and its aliases are the same), else `None`.
+    fn put(&mut self, note: GraphNote) -> Option<BTreeSet<String>> {
+        let aliases = note.aliases.clone();
+        let old = self.notes.insert(note.path.as_str().to_string(), note)?;
+        (old.aliases == aliases)
+            .then(|| old.links.iter().filter_map(GraphLink::path).map(String::from).collect())
+    }
+
+    /// Drops the note or attachment at `path`; returns whether it was there.
+    pub fn remove_note(&mut self, path: &VaultPath) -> bool {
+        let key = path.as_str();
+        let removed = self.notes.remove(key).is_some() || self.attachments.remove(key).is_some();
+        if removed {
+            self.relink_all();
+        }
+        removed
+    }
+
+    /// The note at `path`.
+    pub fn note(&self, path: &VaultPath) -> Option<&GraphNote> {
+        self.notes.get(path.as_str())
+    }
+
+    /// Every note, sorted by path.
+    pub fn notes(&self) -> impl Iterator<Item = &GraphNote> {
+        self.notes.values()
+    }
+
+    /// Every attachment, sorted by path.
+    pub fn attachments(&self) -> impl Iterator<Item = &Attachment> {
+        self.attachments.values()
+    }
+
+    /// The resolver over the vault's files and aliases, as the graph last built it.
+    pub fn resolver(&self) -> &LinkResolver {
+        &self.resolver
+    }
+
+    /// The links from the note at `path` (empty when there is no such note), in note order.
+    pub fn outgoing(&self, path: &VaultPath) -> &[GraphLink] {
+        self.notes.get(path.as_str()).map_or(&[], |n| &n.links)
+    }
+
+    /// The links into the note or file at `path` from other notes, by linking note then line.
+    pub fn backlinks(&self, path: &VaultPath) -> Vec<Backlink> {
+        let Some(sources) = self.backlinks.get(path.as_str()) else { return Vec::new() };
+        sources
+            .iter()
+            .filter_map(|(source, i)| {
+                let note = self.notes.get(source)?;
+                let link = note.links.get(*i)?;
+                Some(Backlink {
+                    source: note.path.clone(),
+                    line: link.line,
+                    embed: link.embed,
+                    subpath: link.subpath.clone(),
+                    ambiguous: matches!(link.resolution, Resolution::Ambiguous(_)),
+                })
+            })
+            .collect()
+    }
+
+    /// Every tag with how many notes carry it; a nested tag counts for its parents too (`a/b`
+    /// counts for `a`), once per note.
+    pub fn tags(&self) -> BTreeMap<String, usize> {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut prefixes: Vec<&str> = Vec::new();
+        for note in self.notes.values() {
+            prefixes.clear();
+            prefixes.extend(note.tags.iter().flat_map(|t| tag_and_parents(t)));
+            prefixes.sort_unstable();
+            prefixes.dedup();
+            for tag in &prefixes {
+                *counts.entry(tag).or_default() += 1;
+            }
+        }
+        counts.into_iter().map(|(tag, n)| (tag.to_string(), n)).collect()
+    }
+
+    /// The notes carrying `tag` (with or without `#`, any case) or a tag nested under it, sorted.
+    pub fn notes_with_tag(&self, tag: &str) -> Vec<&VaultPath> {
+        let tag = tag.trim().trim_start_matches('#').to_lowercase();
+        let nested = format!("{tag}/");
+        self.notes
+            .values()
+            .filter(|n| n.tags.iter().any(|t| *t == tag || t.starts_with(&nested)))
+            .map(|n| &n.path)
+            .collect()
+    }
+
+    /// Counts over the vault.
+    pub fn stats(&self) -> GraphStats {
+        let mut stats = GraphStats {
+            notes: self.notes.len(),
+            attachments: self.attachments.len(),
+            tags: self.tags().len(),
+            bytes: self.attachments.values().map(|a| a.size).sum(),
+            ..GraphStats::default()
+        };
+        for note in self.notes.values() {
+            stats.bytes += note.size;
+            for link in &note.links {
+                stats.links += 1;
+                stats.embeds += usize::from(link.embed);
+                stats.broken_links += usize::from(link.resolution == Resolution::Missing);
+                stats.ambiguous_links += usize::from(matches!(link.resolution, Resolution::Ambiguous(_)));
+                stats.broken_anchors += usize::from(link.anchor_found == Some(false));
+            }
+            for task in &note.tasks {
+                match task.status {
+                    'x' | 'X' => stats.tasks_done += 1,
+                    '-' => stats.tasks_cancelled += 1,
+                    _ => stats.tasks_open += 1,
+                }
+            }
+        }
+        stats
+    }
+
+    /// Rebuilds the resolver and resolves every link again.
+    fn relink_all(&mut self) {
+        let paths = self.notes.keys().chain(self.attachments.keys()).cloned();
+        let mut resolver = LinkResolver::new(paths);
+        for (path, note) in &self.notes {
+            resolver.add_aliases(path, note.aliases.iter().map(String::as_str));
+        }
+        self.resolver = resolver;
+        let resolved: Vec<Vec<(Resolution, Option<bool>)>> =
+            self.notes.iter().map(|(path, note)| self.resolve_links(path, note)).collect();
+        for (note, links) in self.notes.values_mut().zip(resolved) {
+            for (link, (resolution, anchor)) in note.links.iter_mut().zip(links) {
+                link.resolution = resolution;
+                link.anchor_found = anchor;
+            }
+        }
+        self.index_backlinks();
+    }
+
+    /// Resolves the links of the note at `key` again, updates the backlinks its links give (it
+    /// linked to `old_targets` before) and checks the anchors of links into it: enough when no
+    /// name appeared or disappeared.
+    fn relink_one(&mut self, key: &str, old_targets: &BTreeSet<String>) {
+        let Some(note) = self.notes.get(key) else { return };
+        let resolved = self.resolve_links(key, note);
+        let Some(note) = self.notes.get_mut(key) else { return };
+        for (link, (resolution, anchor)) in note.links.iter_mut().zip(resolved) {
+            link.resolution = resolution;
+            link.anchor_found = anchor;
+        }
+        for target in old_targets {
+            if let Some(sources) = self.backlinks.get_mut(target) {
+                sources.retain(|(source, _)| source != key);
+                if sources.is_empty() {
+                    self.backlinks.remove(target);
+                }
+            }
+        }
+        for (i, link) in note.links.iter().enumerate() {
+            if let Some(target) = link.path().filter(|t| *t != key) {
+                let sources = self.backlinks.entry(target.to_string()).or_default();
+                let at = sources.partition_point(|(s, j)| (s.as_str(), *j) < (key, i));
+                sources.insert(at, (key.to_string(), i));
+            }
+        }
+        let Some(target) = self.notes.get(key) else { return };
+        let incoming = self.backlinks.get(key).map_or(&[][..], Vec::as_slice);
+        let checked: Vec<Option<bool>> = incoming
+            .iter()
+            .map(|(source, i)| {
+                let link = self.notes.get(source)?.links.get(*i)?;
+                link.subpath.as_deref().map(|s| target.has_anchor(s))
+            })
+            .collect();
+        for ((source, i), anchor) in incoming.iter().zip(checked) {
+            if let Some(link) = self.notes.get_mut(source).and_then(|n| n.links.get_mut(*i)) {
+                link.anchor_found = anchor;
+            }
+        }
+    }
+
+    fn resolve_links(&self, from: &str, note: &GraphNote) -> Vec<(Resolution, Option<bool>)> {
+        note.links
+            .iter()
+            .map(|link| {
+                let target: std::borrow::Cow<str> = if link.target.is_ascii() {
+                    (&*link.target).into()
+                } else {
+                    link.target.nfc().collect::<String>().into()
+                };
+                let resolution = self.resolver.resolve(&target, Some(from));
+                let anchor = link.subpath.as_deref().and_then(|sub| {
+                    let path = match &resolution {
+                        Resolution::Resolved(p) => p,
+                        Resolution::Ambiguous(paths) => paths.first()?,
+                        Resolution::Missing => return None,
+                    };
+                    let target = if path == from { note } else { self.notes.get(path)? };
+                    Some(target.has_anchor(sub))
+                });
+                (resolution, anchor)
+            })
+            .collect()
+    }
+
+    fn index_backlinks(&mut self) {
+        let mut index: HashMap<String, Vec<(String, usize)>> = HashMap::new();
+        for (source, note) in &self.notes {
+            for (i, link) in note.links.iter().enumerate() {
+                if let Some(target) = link.path().filter(|t| *t != source) {
+                    index.entry(target.to_string()).or_default().push((source.clone(), i));
+                }
+            }
+        }
+        self.backlinks = index;
+    }
+}
+
+impl GraphNote {
+    /// Reads the note `meta` with its `text`: links (unresolved until the note joins a graph),
+    /// tags, headings, blocks, tasks, frontmatter and aliases.
+    pub fn parse(meta: &FileMeta, text: &str) -> Self {
+        let note = Note::parse(text);
+        let mut tags: Vec<String> = Vec::new();
+        for tag in note.tag_names() {
+            let tag = tag.to_lowercase();
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+        let mut links = frontmatter_links(text, &note.frontmatter);
+        links.extend(note.links.iter().filter(|l| !l.external).map(|l| GraphLink::new(l, false, 0)));
+        Self {
+            path: meta.path.clone(),
+            mtime_ms: meta.mtime_ms,
+            size: meta.size,
+            aliases: aliases(&note.frontmatter),
+            anchors: note.anchors().into_iter().map(|a| a.to_lowercase()).collect(),
+            frontmatter_errors: note.frontmatter.diagnostics.clone(),
+            frontmatter: Value::Object(note.frontmatter.data),
+            tags,
+            headings: note.headings,
+            blocks: note.blocks,
+            tasks: note.tasks,
+            links,
+            unreadable: None,
+        }
+    }
+
+    /// A note that could not be read (`err` says why): it exists, with nothing in it.
+    pub fn unreadable(meta: &FileMeta, err: &VaultError) -> Self {
+        let mut note = Self::parse(meta, "");
+        note.unreadable = Some(err.to_string());
+        note
+    }
+
+    /// Whether `subpath` (`Heading`, `A#B`, `^block`) names something in this note.
+    fn has_anchor(&self, subpath: &str) -> bool {
+        if let Some(id) = subpath.strip_prefix('^') {
+            return self.anchors.contains(&format!("^{}", id.trim().to_lowercase()));
+        }
+        subpath
+            .split('#')
+            .filter(|part| !part.trim().is_empty())
+            .all(|part| self.anchors.contains(&heading_anchor(part).to_lowercase()))
+    }
+}
+
+/// Wikilinks written in the frontmatter's YAML, with their lines in the note.
+fn frontmatter_links(text: &str, frontmatter: &Frontmatter) -> Vec<GraphLink> {
+    let Some(block) = &frontmatter.block else { return Vec::new() };
+    let yaml = &text[block.yaml.clone()];
+    if !yaml.contains("[[") {
+        return Vec::new();
+    }
+    let offset = memchr::memchr_iter(b'\n', &text.as_bytes()[..block.yaml.start]).count();
+    Note::parse(yaml)
+        .links
+        .iter()
+        .filter(|l| l.kind == LinkKind::Wiki)
+        .map(|l| GraphLink::new(l, true, offset))
+        .collect()
+}
+
+/// Frontmatter `aliases` or `alias`: a list, or a comma-separated string.
+fn aliases(frontmatter: &Frontmatter) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for key in ["aliases", "alias"] {
+        let values: Vec<String> = match frontmatter.get_ci(key) {
+            Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
+            Some(value) => {
+                scalar_string(value).map_or_else(Vec::new, |s| s.split(',').map(String::from).collect())
+            }
+            None => Vec::new(),
+        };
+        for alias in values {
+            let alias = alias.trim();
+            if !alias.is_empty() && !out.iter().any(|a| a == alias) {
+                out.push(alias.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `a/b/c`, then `a/b`, then `a`.
+fn tag_and_parents(tag: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(tag).chain(tag.match_indices('/').map(|(i, _)| &tag[..i]))
+}

@@ -1,0 +1,531 @@
+//! The full-text index: an inverted index (term → the notes holding it, with weighted counts and
+//! where their word positions are), the positions themselves packed as variable-length integers
+//! per term, and per note its term list.
+//!
+//! Notes get ids in the order they are added; a changed note is added again under a new id and
+//! its old id is left dead until dead postings outweigh live ones, when every id is renumbered in
+//! one pass. So postings stay sorted by note id, an edit touches only the edited note's terms, and
+//! nothing is moved on every change.
+
+mod rank;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::tokenize::{fold_into, is_folded, tokens};
+use crate::vault::{FileMeta, VaultPath};
+
+pub use rank::{Hit, Integrity, Page};
+
+/// How much more a word of the note's name, aliases, title or citekey counts than a body word.
+pub const TITLE_WEIGHT: u32 = 3;
+/// Positions between the body and the title words, so that no phrase spans the two.
+const TITLE_GAP: u32 = 8;
+/// The body length of a dead note id.
+const DEAD: u32 = u32::MAX;
+/// What starts the term of a tag (no word holds it).
+pub const TAG_MARK: char = '#';
+
+/// A fast hasher for short words: the multiply-and-rotate scheme rustc uses for its own
+/// tables. The index is private to the process, so resistance to crafted collisions (what the
+/// standard hasher pays for) is not needed.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl WordHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Term ids by folded word, and back.
+#[derive(Debug, Default, Clone)]
+pub struct Vocab {
+    ids: HashMap<Box<str>, u32, BuildHasherDefault<WordHasher>>,
+    terms: Vec<Box<str>>,
+}
+
+impl Vocab {
+    /// An empty vocabulary.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `word` (folded), added when new.
+    pub fn intern(&mut self, word: &str) -> u32 {
+        if let Some(&id) = self.ids.get(word) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        self.terms.push(word.into());
+        self.ids.insert(word.into(), id);
+        id
+    }
+
+    /// The id of `word` (folded), if it is known.
+    pub fn get(&self, word: &str) -> Option<u32> {
+        self.ids.get(word).copied()
+    }
+
+    /// The word of `id`.
+    pub fn term(&self, id: u32) -> &str {
+        self.terms.get(id as usize).map_or("", |t| t)
+    }
+
+    /// How many words are known.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether no word is known.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Every known word with its id.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.terms.iter().enumerate().map(|(i, t)| (i as u32, &**t))
+    }
+}
+
+/// A note tokenized and packed against a [`Vocab`] (a worker thread's own, or the index's),
+/// ready for [`TextIndex::push`] once its term ids are the index's.
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    meta: FileMeta,
+    /// Words in the body.
+    len: u32,
+    /// Terms among the title words.
+    title: Vec<u32>,
+    /// Per term: weighted count and where its positions are in `bytes`.
+    terms: Vec<EncodedTerm>,
+    /// Every term's positions, delta-packed, each term's in `start..end`.
+    bytes: Vec<u8>,
+}
+
+impl Encoded {
+    /// Tokenizes `text` (the whole note) and `title` (name, aliases, title, citekey) against
+    /// `vocab`, and packs the positions of each term. Each of `tags` (lowercase) and its parents
+    /// becomes a term `#tag`, which no word can be, for tag filters.
+    pub fn new(vocab: &mut Vocab, meta: FileMeta, text: &str, title: &str, tags: &[String]) -> Self {
+        // (term << 32 | position): sorting these groups each term's positions, in order.
+        let mut pairs: Vec<u64> = Vec::with_capacity(text.len() / 6);
+        let mut buf = String::new();
+        let mut id = |vocab: &mut Vocab, raw: &str| {
+            if is_folded(raw) {
+                u64::from(vocab.intern(raw))
+            } else {
+                fold_into(raw, &mut buf);
+                u64::from(vocab.intern(&buf))
+            }
+        };
+        for t in tokens(text) {
+            let pos = pairs.len() as u64;
+            pairs.push(id(vocab, t.raw) << 32 | pos);
+        }
+        let len = pairs.len() as u32;
+        for (i, t) in tokens(title).enumerate() {
+            pairs.push(id(vocab, t.raw) << 32 | u64::from(len + TITLE_GAP + i as u32));
+        }
+        let mut tag_terms: Vec<String> = tags
+            .iter()
+            .flat_map(|t| std::iter::once(t.as_str()).chain(t.match_indices('/').map(|(i, _)| &t[..i])))
+            .map(|t| format!("{TAG_MARK}{t}"))
+            .collect();
+        tag_terms.sort_unstable();
+        tag_terms.dedup();
+        let after = pairs.last().map_or(0, |p| *p as u32) + TITLE_GAP;
+        for (i, tag) in tag_terms.iter().enumerate() {
+            pairs.push(u64::from(vocab.intern(tag)) << 32 | u64::from(after + i as u32));
+        }
+        pairs.sort_unstable();
+        let mut bytes = Vec::with_capacity(pairs.len() + pairs.len() / 2);
+        let mut terms = Vec::new();
+        let mut title = Vec::new();
+        let mut i = 0;
+        while i < pairs.len() {
+            let term = (pairs[i] >> 32) as u32;
+            let end = i + pairs[i..].iter().take_while(|p| (*p >> 32) as u32 == term).count();
+            let start = bytes.len() as u32;
+            let mut prev = 0;
+            let mut tf = 0;
+            for pos in pairs[i..end].iter().map(|p| *p as u32) {
+                put_varint(&mut bytes, pos - prev);
+                prev = pos;
+                tf += if pos < len { 1 } else { TITLE_WEIGHT };
+            }
+            if prev >= len + TITLE_GAP {
+                title.push(term);
+            }
+            terms.push(EncodedTerm { term, tf, start, end: bytes.len() as u32 });
+            i = end;
+        }
+        bytes.shrink_to_fit();
+        Self { meta, len, title, terms, bytes }
+    }
+
+    /// The note's path.
+    pub fn path(&self) -> &VaultPath {
+        &self.meta.path
+    }
+
+    /// Rewrites term ids through `map` (the worker vocabulary's id → the index's, from
+    /// [`TextIndex::adopt`]).
+    pub fn remap(&mut self, map: &[u32]) {
+        for t in &mut self.terms {
+            t.term = map[t.term as usize];
+        }
+        self.terms.sort_unstable_by_key(|t| t.term);
+        for t in &mut self.title {
+            *t = map[*t as usize];
+        }
+        self.title.sort_unstable();
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EncodedTerm {
+    term: u32,
+    tf: u32,
+    start: u32,
+    end: u32,
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
+    let mut v = 0u32;
+    let mut shift = 0;
+    while let Some(&b) = bytes.get(*at) {
+        *at += 1;
+        v |= u32::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    v
+}
+
+/// Decodes delta-packed integers.
+fn deltas(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let mut at = 0;
+    let mut value = 0u32;
+    std::iter::from_fn(move || {
+        if at >= bytes.len() {
+            return None;
+        }
+        value += get_varint(bytes, &mut at);
+        Some(value)
+    })
+}
+
+/// One indexed note.
+#[derive(Debug, Clone)]
+struct Doc {
+    path: VaultPath,
+    mtime_ms: i64,
+    size: u64,
+    /// Words in the body.
+    len: u32,
+    /// Terms that occur among the title words, sorted.
+    title: Box<[u32]>,
+    /// Its term ids, sorted, delta-packed.
+    terms: Box<[u8]>,
+}
+
+/// A note holding a term: its id, the weighted count, where its positions start in the term's
+/// position bytes (they end where the next posting's start).
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    doc: u32,
+    tf: u32,
+    at: u32,
+}
+
+/// The file of an indexed note, as filters see it.
+#[derive(Debug, Clone, Copy)]
+pub struct DocMeta<'a> {
+    /// Vault-relative path.
+    pub path: &'a VaultPath,
+    /// Last modification, ms since the Unix epoch.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// The index.
+#[derive(Debug, Default, Clone)]
+pub struct TextIndex {
+    vocab: Vocab,
+    df: Vec<u32>,
+    postings: Vec<Vec<Posting>>,
+    /// Per term, the positions of every posting, delta-packed.
+    positions: Vec<Vec<u8>>,
+    docs: Vec<Option<Doc>>,
+    /// Body words per note id; `DEAD` for a dead id.
+    lens: Vec<u32>,
+    by_path: BTreeMap<VaultPath, u32>,
+    total_len: u64,
+    live_postings: usize,
+    dead_postings: usize,
+}
+
+impl TextIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds an index from notes packed by several workers, each against its own vocabulary;
+    /// note ids follow the paths' order. Every table is shrunk to fit.
+    pub fn from_parts(parts: Vec<(Vocab, Vec<Encoded>)>) -> Self {
+        let mut index = Self::new();
+        let mut all = Vec::new();
+        for (vocab, notes) in parts {
+            let map = index.adopt(&vocab);
+            all.extend(notes.into_iter().map(|mut e| {
+                e.remap(&map);
+                e
+            }));
+        }
+        all.sort_by(|a, b| a.meta.path.cmp(&b.meta.path));
+        for encoded in all {
+            index.push(encoded);
+        }
+        index.shrink();
+        index
+    }
+
+    /// Gives back spare capacity of every table.
+    pub fn shrink(&mut self) {
+        for list in &mut self.postings {
+            list.shrink_to_fit();
+        }
+        for bytes in &mut self.positions {
+            bytes.shrink_to_fit();
+        }
+        self.docs.shrink_to_fit();
+        self.lens.shrink_to_fit();
+    }
+
+    /// Adds the words of a worker's vocabulary; returns the map from its ids to the index's.
+    pub fn adopt(&mut self, vocab: &Vocab) -> Vec<u32> {
+        let map = vocab.terms.iter().map(|t| self.vocab.intern(t)).collect();
+        self.grow();
+        map
+    }
+
+    fn grow(&mut self) {
+        let n = self.vocab.len();
+        self.df.resize(n, 0);
+        self.postings.resize_with(n, Vec::new);
+        self.positions.resize_with(n, Vec::new);
+    }
+
+    /// How many notes are indexed.
+    pub fn len(&self) -> usize {
+        self.by_path.len()
+    }
+
+    /// Whether no note is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.by_path.is_empty()
+    }
+
+    /// The vocabulary.
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    /// How many (term, note) pairs are indexed.
+    pub fn postings(&self) -> usize {
+        self.live_postings
+    }
+
+    /// The modification time and size the note at `path` had when indexed.
+    pub fn stamp(&self, path: &VaultPath) -> Option<(i64, u64)> {
+        let doc = self.doc(*self.by_path.get(path)?)?;
+        Some((doc.mtime_ms, doc.size))
+    }
+
+    /// Every indexed note, by path.
+    pub fn paths(&self) -> impl Iterator<Item = &VaultPath> {
+        self.by_path.keys()
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        let vocab: usize = self.vocab.terms.iter().map(|t| 2 * t.len() + 48).sum();
+        let postings: usize = self.postings.iter().map(|p| p.capacity() * 12 + 24).sum();
+        let positions: usize = self.positions.iter().map(|p| p.capacity() + 24).sum();
+        let docs: usize = self
+            .docs
+            .iter()
+            .flatten()
+            .map(|d| d.terms.len() + d.title.len() * 4 + d.path.as_str().len() * 2 + 150)
+            .sum();
+        vocab + postings + positions + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
+    }
+
+    /// Adds or replaces the note `meta` with its text, title words (name, aliases, …) and tags.
+    pub fn insert(&mut self, meta: FileMeta, text: &str, title: &str, tags: &[String]) {
+        let encoded = Encoded::new(&mut self.vocab, meta, text, title, tags);
+        self.grow();
+        self.push(encoded);
+    }
+
+    /// Adds a packed note (replacing the note at its path). Its term ids must be the index's,
+    /// sorted (as [`Encoded::remap`] leaves them).
+    pub fn push(&mut self, encoded: Encoded) {
+        let Encoded { meta, len, title, terms, bytes } = encoded;
+        if let Some(old) = self.by_path.get(&meta.path).copied() {
+            self.kill(old);
+        }
+        let id = self.docs.len() as u32;
+        let mut term_list = Vec::with_capacity(terms.len() * 2);
+        let mut prev = 0;
+        for t in &terms {
+            put_varint(&mut term_list, t.term - prev);
+            prev = t.term;
+        }
+        let doc = Doc {
+            path: meta.path,
+            mtime_ms: meta.mtime_ms,
+            size: meta.size,
+            len,
+            title: title.into_boxed_slice(),
+            terms: term_list.into_boxed_slice(),
+        };
+        for t in terms {
+            let list = &mut self.positions[t.term as usize];
+            let at = list.len() as u32;
+            list.extend_from_slice(&bytes[t.start as usize..t.end as usize]);
+            self.df[t.term as usize] += 1;
+            self.postings[t.term as usize].push(Posting { doc: id, tf: t.tf, at });
+            self.live_postings += 1;
+        }
+        self.total_len += u64::from(doc.len);
+        self.lens.push(doc.len);
+        self.by_path.insert(doc.path.clone(), id);
+        self.docs.push(Some(doc));
+        self.maybe_compact();
+    }
+
+    /// Drops the note at `path`; returns whether it was indexed.
+    pub fn remove(&mut self, path: &VaultPath) -> bool {
+        let Some(id) = self.by_path.remove(path) else { return false };
+        self.kill(id);
+        self.maybe_compact();
+        true
+    }
+
+    fn kill(&mut self, id: u32) {
+        let Some(doc) = self.docs.get_mut(id as usize).and_then(Option::take) else { return };
+        for term in deltas(&doc.terms) {
+            self.df[term as usize] -= 1;
+            self.live_postings -= 1;
+            self.dead_postings += 1;
+        }
+        self.total_len -= u64::from(doc.len);
+        self.lens[id as usize] = DEAD;
+    }
+
+    fn maybe_compact(&mut self) {
+        if self.dead_postings > 4096 && self.dead_postings > self.live_postings {
+            self.compact();
+        }
+    }
+
+    /// Renumbers the live notes and drops the postings and positions of dead ids.
+    fn compact(&mut self) {
+        let mut map = vec![DEAD; self.docs.len()];
+        let mut docs = Vec::with_capacity(self.by_path.len());
+        let mut lens = Vec::with_capacity(self.by_path.len());
+        for (old, doc) in self.docs.drain(..).enumerate() {
+            if let Some(doc) = doc {
+                map[old] = docs.len() as u32;
+                lens.push(doc.len);
+                docs.push(Some(doc));
+            }
+        }
+        for (list, bytes) in self.postings.iter_mut().zip(&mut self.positions) {
+            let mut packed = Vec::with_capacity(bytes.len());
+            let ends: Vec<u32> =
+                list.iter().skip(1).map(|p| p.at).chain(std::iter::once(bytes.len() as u32)).collect();
+            let mut kept = Vec::with_capacity(list.len());
+            for (p, end) in list.iter().zip(ends) {
+                let doc = map[p.doc as usize];
+                if doc != DEAD {
+                    kept.push(Posting { doc, tf: p.tf, at: packed.len() as u32 });
+                    packed.extend_from_slice(&bytes[p.at as usize..end as usize]);
+                }
+            }
+            *list = kept;
+            *bytes = packed;
+        }
+        for id in self.by_path.values_mut() {
+            *id = map[*id as usize];
+        }
+        self.docs = docs;
+        self.lens = lens;
+        self.dead_postings = 0;
+    }
+
+    fn doc(&self, id: u32) -> Option<&Doc> {
+        self.docs.get(id as usize)?.as_ref()
+    }
+
+    fn meta(&self, id: u32) -> Option<DocMeta<'_>> {
+        self.doc(id).map(|d| DocMeta { path: &d.path, mtime_ms: d.mtime_ms, size: d.size })
+    }
+
+    /// The term ids a folded word (with `*` wildcards) stands for, among terms in use.
+    pub fn expand(&self, word: &str) -> Vec<u32> {
+        if !word.contains('*') {
+            return self.vocab.get(word).filter(|&t| self.df[t as usize] > 0).into_iter().collect();
+        }
+        self.vocab
+            .iter()
+            .filter(|(id, t)| {
+                self.df[*id as usize] > 0
+                    && !t.starts_with(TAG_MARK)
+                    && super::tokenize::wildcard_match(word, t)
+            })
+            .map(|(id, _)| id)
+            .collect()
+    }
+}

@@ -1,0 +1,377 @@
+//! The link-graph and index tools (seed 002): `find_related_notes`, `validate_vault`,
+//! `get_vault_stats`, `get_roots`, `rebuild_index`; and the backlinks and outgoing links that
+//! `get_note_metadata` adds to its answer.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::ProgressNotificationParam;
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+use serde_json::{Map, Value, json};
+
+use super::index_params::*;
+use super::indexed::{Answer, attempt, page};
+use super::reply::{fail, fit, ok};
+use super::server::Scholia;
+use crate::index::graph::{Issue, IssueKind, Reason};
+use crate::index::service::State;
+use crate::note::{LinkStyle, Resolution};
+use crate::vault::{Vault, VaultPath};
+
+/// Issue kinds, most urgent first.
+const KINDS: [IssueKind; 10] = [
+    IssueKind::Unreadable,
+    IssueKind::BadFrontmatter,
+    IssueKind::BrokenEmbed,
+    IssueKind::BrokenLink,
+    IssueKind::MissingHeading,
+    IssueKind::MissingBlock,
+    IssueKind::AmbiguousLink,
+    IssueKind::DuplicateName,
+    IssueKind::UnusedAttachment,
+    IssueKind::Orphan,
+];
+
+fn kind_name(kind: IssueKind) -> String {
+    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
+
+fn issue_json(issue: &Issue) -> Value {
+    json!({"kind": issue.kind, "path": issue.path.as_str(), "line": issue.line, "message": issue.message,
+        "suggestion": issue.suggestion})
+}
+
+/// Counts of `issues` by kind, in [`KINDS`] order.
+fn by_kind<'a>(issues: impl Iterator<Item = &'a Issue>) -> Map<String, Value> {
+    let mut counts: BTreeMap<IssueKind, usize> = BTreeMap::new();
+    for issue in issues {
+        *counts.entry(issue.kind).or_default() += 1;
+    }
+    KINDS.iter().filter_map(|k| counts.get(k).map(|n| (kind_name(*k), json!(n)))).collect()
+}
+
+/// Why a note is related, in words.
+fn why(reasons: &[Reason], link: impl Fn(&str) -> String) -> String {
+    let parts: Vec<String> = reasons
+        .iter()
+        .map(|r| match r {
+            Reason::LinksTo => "this note links to it".to_string(),
+            Reason::LinkedFrom => "it links to this note".to_string(),
+            Reason::SharedTags { tags } => {
+                format!(
+                    "both are tagged {}",
+                    tags.iter().map(|t| format!("#{t}")).collect::<Vec<_>>().join(", ")
+                )
+            }
+            Reason::SharedLinks { notes } => {
+                let shown: Vec<String> = notes.iter().take(5).map(|n| link(n)).collect();
+                let more =
+                    if notes.len() > 5 { format!(" and {} more", notes.len() - 5) } else { String::new() };
+                format!("both link to {}{more}", shown.join(", "))
+            }
+            Reason::Similar { score } => format!("similar words ({score:.2})"),
+        })
+        .collect();
+    parts.join("; ")
+}
+
+#[tool_router(router = graph_tools, vis = "pub(super)")]
+impl Scholia {
+    /// Notes related to a note (seed 002): links both ways, shared tags, shared link targets and similar wording (so unlinked but relevant notes show up too). Each result says why it is related.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn find_related_notes(&self, Parameters(args): Parameters<FindRelated>) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        let limit = args.limit.unwrap_or(10).clamp(1, 50);
+        let view = attempt!(self.index_view(&VaultPath::root()));
+        let graph = view.graph();
+        if graph.note(&path).is_none() {
+            return Ok(fail(format!(
+                "{path} is not a note of the vault; find notes with text_search or obsidian_list_files"
+            )));
+        }
+        let similar: HashMap<VaultPath, f64> = view.text().similar(&path, 200).into_iter().collect();
+        let related = graph.related_with(&path, limit, |p| similar.get(p).copied().unwrap_or(0.0));
+        let link = |p: &str| {
+            format!("[[{}]]", graph.resolver().link_text(p, Some(path.as_str()), LinkStyle::Shortest))
+        };
+        let results: Vec<Value> = related
+            .iter()
+            .map(|r| {
+                json!({"path": r.path.as_str(), "score": (r.score * 1000.0).round() / 1000.0,
+                    "why": why(&r.reasons, link), "reasons": r.reasons})
+            })
+            .collect();
+        let live = view.is_live();
+        drop(view);
+        let total = results.len();
+        let (results, truncated) = fit(results, super::reply::MAX_ANSWER_BYTES - 2048);
+        let mut value = json!({"path": path.as_str(), "related": results, "count": total});
+        if truncated {
+            value["truncated"] = json!(true);
+            value["hint"] = json!("ask for fewer with limit");
+        }
+        if total == 0 {
+            value["message"] = json!("no note shares a link, a tag or distinctive words with this one");
+        }
+        Ok(ok(&format!("{total} notes related to {path}"), self.mark_index(value, live)))
+    }
+
+    /// Check the vault's health (seed 002): broken links and embeds, links to missing headings or blocks, ambiguous links, orphan notes, unused attachments, duplicate note names, unreadable frontmatter or files. Each issue with its line and a suggested fix; counts by kind; paged.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn validate_vault(&self, Parameters(args): Parameters<ValidateVault>) -> Answer {
+        let mut kinds = Vec::new();
+        for name in &args.kinds {
+            match KINDS.iter().find(|k| kind_name(**k) == name.trim().to_lowercase()) {
+                Some(k) => kinds.push(*k),
+                None => {
+                    let names: Vec<String> = KINDS.iter().map(|k| kind_name(*k)).collect();
+                    return Ok(fail(format!("unknown issue kind {name:?}; use one of {}", names.join(", "))));
+                }
+            }
+        }
+        let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let view = attempt!(self.index_view(&VaultPath::root()));
+        let issues = self.index.issues(&view);
+        let live = view.is_live();
+        drop(view);
+        let in_folder: Vec<&Issue> = issues.iter().filter(|i| i.path.is_within(&folder)).collect();
+        let counts = by_kind(in_folder.iter().copied());
+        let chosen: Vec<&Issue> =
+            in_folder.into_iter().filter(|i| kinds.is_empty() || kinds.contains(&i.kind)).collect();
+        let total = chosen.len();
+        let items: Vec<Value> = chosen.iter().skip(args.offset).take(limit).map(|i| issue_json(i)).collect();
+        let value = json!({"by_kind": counts, "healthy": counts.is_empty()});
+        let next = json!({"kinds": args.kinds, "folder": args.folder, "limit": limit});
+        let value = page(value, "issues", items, total, args.offset, next);
+        Ok(ok(&format!("{total} issues"), self.mark_index(value, live)))
+    }
+
+    /// Counts and health of the vault (seed 002): notes, attachments, links, embeds, tags, tasks, bytes; the index's state (building or ready, progress), size and timings (build, last update); and the issues needing attention by kind, the most urgent listed. While the index is being built, only the files are counted.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_vault_stats(&self) -> Answer {
+        let start = Instant::now();
+        // While the index is built, the files are counted from a listing; links, tags, tasks
+        // and issues need every note read, which the build is doing.
+        let Some(view) = self.live_index() else {
+            let files = attempt!(self.vault.list(&VaultPath::root()));
+            let notes = files.iter().filter(|f| f.path.is_markdown()).count();
+            let value = json!({
+                "notes": notes,
+                "attachments": files.len() - notes,
+                "bytes": files.iter().map(|f| f.size).sum::<u64>(),
+                "pending": "links, tags, tasks and issues are counted once the index is built; call again then",
+                "index_status": self.index.status(),
+                "answer_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+            });
+            return Ok(ok(
+                &format!("{notes} notes; the index is being built"),
+                self.mark_index(value, false),
+            ));
+        };
+        let stats = view.graph().stats();
+        let issues = self.index.issues(&view);
+        let live = view.is_live();
+        drop(view);
+        let mut urgent: Vec<&Issue> = issues.iter().collect();
+        urgent.sort_by_key(|i| KINDS.iter().position(|k| *k == i.kind));
+        let attention: Vec<Value> = urgent.iter().take(10).map(|i| issue_json(i)).collect();
+        let status = self.index.status();
+        let value = json!({
+            "notes": stats.notes,
+            "attachments": stats.attachments,
+            "links": stats.links,
+            "embeds": stats.embeds,
+            "broken_links": stats.broken_links,
+            "ambiguous_links": stats.ambiguous_links,
+            "broken_anchors": stats.broken_anchors,
+            "tags": stats.tags,
+            "tasks": {"open": stats.tasks_open, "done": stats.tasks_done, "cancelled": stats.tasks_cancelled},
+            "bytes": stats.bytes,
+            "issues": {"total": issues.len(), "by_kind": by_kind(issues.iter()), "attention": attention,
+                "hint": "list them all with validate_vault"},
+            "index_status": status,
+            "answer_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+        });
+        Ok(ok(&format!("{} notes, {} issues", stats.notes, issues.len()), self.mark_index(value, live)))
+    }
+
+    /// The vault's root (seed 002 get_roots): its absolute path, its top-level folders with how many notes each holds, and the notes at the root.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_roots(&self) -> Answer {
+        let root = VaultPath::root();
+        let entries = attempt!(self.vault.list_dir(&root));
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        let mut at_root = 0;
+        let live = {
+            let view = self.live_index();
+            let paths: Vec<VaultPath> = match &view {
+                Some(index) => index.text().paths().cloned().collect(),
+                None => attempt!(crate::library::notes(self.vault.as_ref(), &root))
+                    .into_iter()
+                    .map(|m| m.path)
+                    .collect(),
+            };
+            for path in &paths {
+                match path.as_str().split_once('/') {
+                    Some((top, _)) => *counts.entry(top.to_string()).or_default() += 1,
+                    None => at_root += 1,
+                }
+            }
+            view.is_some()
+        };
+        let folders: Vec<Value> = entries
+            .iter()
+            .filter(|e| e.is_dir)
+            .map(|e| json!({"path": e.path.as_str(), "notes": counts.get(e.path.as_str()).copied().unwrap_or(0)}))
+            .collect();
+        let total: usize = counts.values().sum::<usize>() + at_root;
+        let (folders, truncated) = fit(folders, super::reply::MAX_ANSWER_BYTES - 2048);
+        let mut value = json!({
+            "root": self.vault.absolute(&root),
+            "name": self.settings.config.vault.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "folders": folders,
+            "notes_at_root": at_root,
+            "notes": total,
+        });
+        if truncated {
+            value["truncated"] = json!(true);
+            value["hint"] = json!("list a folder with obsidian_list_files");
+        }
+        Ok(ok(&format!("vault at {}", self.vault.absolute(&root)), self.mark_index(value, live)))
+    }
+
+    /// Rebuild the vault index from disk (seed 002): every note is read again on every core while answers keep coming from the current index; then the new index is swapped in and its integrity checked against the vault. Needs the user's approval; reports progress when the client sent a progress token.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn rebuild_index(
+        &self,
+        Parameters(args): Parameters<RebuildIndex>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let (state, done, total, _) = self.index.brief();
+        if state == State::Building {
+            return Ok(fail(format!(
+                "the index is still being built ({done} of {total} notes); it will be ready shortly, follow it with get_vault_stats"
+            )));
+        }
+        attempt!(
+            self.approve(&ctx, true, args.confirm, "rebuild the vault index (every note is read again)")
+                .await
+        );
+        let token = ctx.meta.get_progress_token();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
+        let service = Arc::clone(&self.index);
+        let mut job = tokio::task::spawn_blocking(move || {
+            service.rebuild(&|done, total| {
+                let _ = tx.send((done, total));
+            })
+        });
+        let mut last_sent = (0usize, Instant::now() - Duration::from_secs(1));
+        let result = loop {
+            tokio::select! {
+                joined = &mut job => break joined,
+                Some((done, total)) = rx.recv() => {
+                    let step = done.saturating_sub(last_sent.0) * 20 >= total.max(1);
+                    let due = done > last_sent.0 && (step || last_sent.1.elapsed() > Duration::from_millis(250));
+                    if let Some(token) = &token && due {
+                        last_sent = (done, Instant::now());
+                        let note = ProgressNotificationParam::new(token.clone(), done as f64)
+                            .with_total(total as f64)
+                            .with_message(format!("{done} of {total} notes read"));
+                        let _ = ctx.peer.notify_progress(note).await;
+                    }
+                }
+            }
+        };
+        let rebuilt = match result {
+            Ok(Ok(rebuilt)) => rebuilt,
+            Ok(Err(message)) => return Ok(fail(message)),
+            Err(e) => {
+                return Ok(fail(format!("the rebuild stopped: {e}; the previous index is still in use")));
+            }
+        };
+        if let Some(token) = &token {
+            let n = rebuilt.build.notes as f64;
+            let note =
+                ProgressNotificationParam::new(token.clone(), n).with_total(n).with_message("index rebuilt");
+            let _ = ctx.peer.notify_progress(note).await;
+        }
+        let sound = rebuilt.integrity.problems.is_empty();
+        let value = json!({
+            "notes": rebuilt.build.notes,
+            "build": rebuilt.build,
+            "integrity": {"ok": sound, "notes": rebuilt.integrity.notes, "postings": rebuilt.integrity.postings,
+                "problems": rebuilt.integrity.problems},
+            "message": if sound { "index rebuilt; the integrity check found nothing wrong".to_string() } else {
+                format!("index rebuilt, but the integrity check found {} problems (a file changed during the check can cause this); call rebuild_index again if they persist", rebuilt.integrity.problems.len())
+            },
+        });
+        Ok(ok(&format!("index rebuilt: {} notes", rebuilt.build.notes), self.mark_index(value, true)))
+    }
+}
+
+impl Scholia {
+    /// The backlinks and outgoing links of the note at `path` from the index (a scan while it
+    /// is being built), for `get_note_metadata`; each list capped to fit the answer.
+    pub(super) fn note_links(&self, path: &VaultPath) -> Map<String, Value> {
+        let Ok(view) = self.index_view(&VaultPath::root()) else { return Map::new() };
+        let graph = view.graph();
+        let backlinks: Vec<Value> = graph
+            .backlinks(path)
+            .iter()
+            .map(|b| json!({"path": b.source.as_str(), "line": b.line, "embed": b.embed, "subpath": b.subpath}))
+            .collect();
+        let outgoing: Vec<Value> = graph
+            .outgoing(path)
+            .iter()
+            .map(|l| {
+                json!({"target": l.target, "subpath": l.subpath, "path": l.path(), "resolved": l.path().is_some(),
+                    "ambiguous": matches!(l.resolution, Resolution::Ambiguous(_)), "embed": l.embed,
+                    "line": l.line, "anchor_found": l.anchor_found})
+            })
+            .collect();
+        let live = view.is_live();
+        drop(view);
+        let (backlink_count, outgoing_count) = (backlinks.len(), outgoing.len());
+        let (backlinks, cut_in) = fit(backlinks, 5 * 1024);
+        let (outgoing, cut_out) = fit(outgoing, 7 * 1024);
+        let mut value = json!({"backlinks": backlinks, "backlink_count": backlink_count, "outgoing": outgoing,
+            "outgoing_count": outgoing_count});
+        if cut_in || cut_out {
+            value["links_truncated"] = json!(true);
+            value["links_hint"] = json!("the note has more links than shown; find_related_notes ranks them");
+        }
+        match self.mark_index(value, live) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! How the tools use the index: made current before each answer, scanned from the vault while
+//! it is being built, and every answer saying which it was (`index`, `complete`, `progress`).
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{Value, json};
+
+use super::server::Scholia;
+use crate::index::service::{State, View};
+use crate::vault::VaultPath;
+
+impl Scholia {
+    /// An index of the notes under `folder` for one answer: the live index (first brought up to
+    /// date with this server's writes and pending file events), or, while it is being built, one
+    /// scanned from the vault now.
+    pub(super) fn index_view(&self, folder: &VaultPath) -> Result<View<'_>, String> {
+        self.index.prepare(self.wrote.swap(false, Ordering::Relaxed));
+        self.index.view(folder).map_err(|e| e.to_string())
+    }
+
+    /// The live index, brought up to date; `None` while it is being built.
+    pub(super) fn live_index(&self) -> Option<View<'_>> {
+        self.index.prepare(self.wrote.swap(false, Ordering::Relaxed));
+        self.index.live()
+    }
+
+    /// `value` with what the answer came from: `index` (`ready`, `building`, `failed`) and
+    /// `complete`; while building, `progress` and a note that the answer was scanned.
+    pub(super) fn mark_index(&self, mut value: Value, live: bool) -> Value {
+        let (state, done, total, rebuilding) = self.index.brief();
+        // A scanned answer was made while the index was building, even if it is ready now.
+        let state = if !live && state == State::Ready { State::Building } else { state };
+        value["index"] = json!(state);
+        value["complete"] = json!(live && state == State::Ready);
+        if !live {
+            value["progress"] = json!({"done": done.min(total), "total": total});
+            value["index_note"] = json!(match state {
+                State::Failed => "the index could not be built (see get_vault_stats); this answer comes from scanning the vault".to_string(),
+                _ => format!(
+                    "the index is still being built ({} of {total} notes read); this answer comes from scanning the vault, so it is correct but slower",
+                    done.min(total)
+                ),
+            });
+        } else if rebuilding {
+            value["rebuilding"] = json!({"done": done.min(total), "total": total});
+        }
+        value
+    }
+}
+
+/// The answer of a tool.
+pub(super) type Answer = Result<rmcp::model::CallToolResult, rmcp::ErrorData>;
+
+/// Turns an error into the failed answer; `Ok` passes through.
+macro_rules! attempt {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Ok(super::reply::fail(e.to_string())),
+        }
+    };
+}
+pub(super) use attempt;
+
+/// `value`'s list under `key` cut to fit the answer cap, with `truncated` and `next` (the
+/// arguments of the call that continues) when it was cut or more remain after this page.
+pub(super) fn page(
+    mut value: Value,
+    key: &str,
+    items: Vec<Value>,
+    total: usize,
+    offset: usize,
+    mut next: Value,
+) -> Value {
+    let (items, cut) = super::reply::fit(items, super::reply::MAX_ANSWER_BYTES - 3 * 1024);
+    let shown = items.len();
+    value[key] = Value::Array(items);
+    value["total"] = json!(total);
+    value["offset"] = json!(offset);
+    if cut {
+        value["truncated"] = json!(true);
+    }
+    if offset + shown < total {
+        next["offset"] = json!(offset + shown);
+        value["next"] = next;
+        value["hint"] = json!(format!(
+            "{shown} of {total} shown from offset {offset}; call again with the arguments in `next` for more"
+        ));
+    }
+    value
+}
