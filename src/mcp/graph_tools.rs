@@ -88,7 +88,7 @@ impl Scholia {
         open_world_hint = false
     ))]
     async fn find_related_notes(&self, Parameters(args): Parameters<FindRelated>) -> Answer {
-        let path = attempt!(self.note_path(&args.path));
+        let path = attempt!(self.resolve_note(&args.path));
         let limit = args.limit.unwrap_or(10).clamp(1, 50);
         let view = attempt!(self.index_view(&VaultPath::root()));
         let graph = view.graph();

@@ -169,7 +169,8 @@ pub struct MetadataSearch {
 /// `find_related_notes` (seed 002).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FindRelated {
-    /// Vault-relative path of the note (`.md` is added when missing).
+    /// The note: its vault path, its name or alias, or a [[wikilink]] to it.
+    #[serde(alias = "filePath", alias = "note")]
     pub path: String,
     /// Most related notes to return (default 10, at most 50).
     pub limit: Option<usize>,
