@@ -37,8 +37,54 @@ const TOOLS = [
   "obsidian_read_file", "obsidian_update_file", "obsidian_delete_file", "obsidian_move_file",
   "obsidian_update_properties", "obsidian_manage_tags", "obsidian_get_periodic_note",
   "obsidian_delete_periodic_note", "obsidian_check_status", "read_note", "update_note", "delete_note",
-  "list_notes",
+  "list_notes", "obsidian_global_search", "text_search", "tag_search", "metadata_search",
+  "find_related_notes", "validate_vault", "get_vault_stats", "get_roots", "rebuild_index",
 ];
+
+// One call of every tool, in an order where each call's note exists, with what its answer must hold.
+// `L` is the run's label, so the stdio and HTTP runs (same vault) use their own notes.
+function everyCall(L) {
+  const dir = `E2E ${L}/Every`;
+  const log = `${dir}/Log ${L}.md`;
+  const paper = "References/@weber2022seeds.md";
+  return [
+    ["create_note", { path: log, content: "# Log\n\n## Done\n- first\n" }, (r) => r.path === log],
+    ["append_to_note", { path: log, content: "- appended" }, (r) => r.success],
+    ["patch_note", { path: log, operation: "append", targetType: "heading", target: "Done", content: "- patched" }, (r) => r.success],
+    ["obsidian_write_note", { path: `${dir}/Written.md`, content: "Body", frontmatter: { type: "note" } }, (r) => r.file_path?.endsWith("Written.md")],
+    ["obsidian_list_annotation_files", {}, (r) => JSON.stringify(r).includes("weber2022seeds")],
+    ["obsidian_search", { query: "leaderboard" }, (r) => JSON.stringify(r).includes("@weber2022seeds.md")],
+    ["get_note_metadata", { path: paper }, (r) => r.frontmatter?.citekey === "weber2022seeds"],
+    ["get_note_content", { path: paper }, (r) => r.content.length > 100],
+    ["daily_note_append", { content: `- e2e ${L}`, year: 2024, month: 6, day: 13 }, (r) => r.success],
+    ["obsidian_summarize", { citekey: "weber2022seeds", overwrite: true, confirm: true }, (r) => typeof r.path === "string"],
+    ["obsidian_list_files", { dirPath: "" }, (r) => JSON.stringify(r).includes("References/")],
+    ["obsidian_get_properties", { filepath: paper }, (r) => JSON.stringify(r).includes("weber2022seeds")],
+    ["obsidian_manage_frontmatter", { filePath: log, operation: "set", key: "status", value: "done" }, (r) => r.success],
+    ["obsidian_update_properties", { filepath: log, properties: { tags: ["e2e"] } }, (r) => r.success],
+    ["obsidian_manage_tags", { filePath: log, operation: "add", tags: ["e2e/more"] }, (r) => r.success],
+    ["obsidian_get_tags", {}, (r) => JSON.stringify(r).includes("reproducibility")],
+    ["obsidian_read_file", { filePath: `[[Log ${L}]]`, format: "json" }, (r) => r.content.includes("- patched") && r.frontmatter.status === "done"],
+    ["obsidian_update_file", { targetType: "filePath", targetIdentifier: log, modificationType: "patch", patchOperation: "append", patchTargetType: "heading", patchTarget: "Log::Done", content: "- via update_file\n" }, (r) => r.success],
+    ["obsidian_get_periodic_note", { period: "daily", date: "2024-06-12" }, (r) => r.success],
+    ["obsidian_delete_periodic_note", { period: "daily", date: "2024-06-13", confirm: true }, (r) => r.success],
+    ["obsidian_check_status", {}, (r) => r.service === "scholia"],
+    ["read_note", { note: "[[@weber2022seeds]]" }, (r) => r.path === paper],
+    ["update_note", { note: `Log ${L}`, content: "- by name", mode: "append" }, (r) => r.success],
+    ["list_notes", { folder: "References" }, (r) => JSON.stringify(r).includes("@weber2022seeds.md")],
+    ["obsidian_global_search", { query: "/seeds? variance/i" }, (r) => JSON.stringify(r).includes("@weber2022seeds.md")],
+    ["text_search", { query: "seed variance" }, (r) => JSON.stringify(r).includes("@weber2022seeds.md")],
+    ["tag_search", { tags: ["reproducibility", "variance"] }, (r) => JSON.stringify(r).includes("@weber2022seeds.md")],
+    ["metadata_search", { where: { citekey: "weber2022seeds" } }, (r) => JSON.stringify(r).includes("@weber2022seeds.md")],
+    ["find_related_notes", { path: "[[@weber2022seeds]]" }, (r) => Array.isArray(r.related)],
+    ["validate_vault", {}, (r) => r.success],
+    ["get_vault_stats", {}, (r) => r.success],
+    ["get_roots", {}, (r) => JSON.stringify(r).includes("References")],
+    ["rebuild_index", { confirm: true }, (r) => r.success],
+    ["obsidian_delete_file", { filePath: `${dir}/Written.md`, confirm: true }, (r) => r.success],
+    ["delete_note", { note: `Log ${L}`, confirm: true }, (r) => r.success],
+  ];
+}
 
 async function exercise(client, label) {
   await check(`${label}: lists every tool with schemas`, async () => {
@@ -54,7 +100,7 @@ async function exercise(client, label) {
     assert(r.structuredContent.success === true, "success flag");
   });
   await check(`${label}: ranked search finds the paper first`, async () => {
-    const r = await client.callTool({ name: "search_vault", arguments: { query: "seed variance leaderboards" } });
+    const r = await client.callTool({ name: "search_vault", arguments: { query: "seed variance leaderboards", folder: "References" } });
     assert(r.structuredContent.results[0].path === "References/@weber2022seeds.md", JSON.stringify(r.structuredContent.results[0]));
   });
   await check(`${label}: refuses a path out of the vault`, async () => {
@@ -85,6 +131,19 @@ async function exercise(client, label) {
     await call("obsidian_update_file", {
       targetType: "filePath", targetIdentifier: `E2E ${label}/Linker.md`, modificationType: "wholeFile",
       wholeFileMode: "append", content: "more\n", ifMatch: linker.hash });
+  });
+  await check(`${label}: calls every tool once`, async () => {
+    const calls = everyCall(label);
+    const called = new Set(calls.map(([name]) => name));
+    for (const t of TOOLS) {
+      assert(called.has(t) || ["obsidian_read_annotations", "search_vault", "obsidian_move_file", "obsidian_synthesize"].includes(t), `no call of ${t}`);
+    }
+    for (const [name, args, holds] of calls) {
+      const r = await client.callTool({ name, arguments: args });
+      assert(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
+      assert(r.structuredContent?.status !== undefined, `${name}: no status`);
+      assert(holds(r.structuredContent), `${name}: unexpected answer ${JSON.stringify(r.structuredContent).slice(0, 400)}`);
+    }
   });
   await check(`${label}: prompts and resources`, async () => {
     const { prompts } = await client.listPrompts();
