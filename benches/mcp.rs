@@ -134,6 +134,9 @@ fn main() {
         ("metadata_search", json!({"where": {"citekey": "paper16"}})),
         ("find_related_notes", json!({"path": vaultgen::note_path(3, notes)})),
         ("validate_vault", json!({"kinds": ["broken_link"]})),
+        ("read_note", json!({"note": format!("[[{}]]", note_name(5, notes))})),
+        ("obsidian_delete_file", json!({"filePath": vaultgen::note_path(6, notes), "dryRun": true})),
+        ("obsidian_move_file", json!({"filePath": vaultgen::note_path(7, notes), "newPath": "Moved/", "dryRun": true})),
         ("get_vault_stats", json!({})),
     ];
     for (tool, args) in calls {
@@ -164,6 +167,13 @@ fn main() {
 
 /// A regular expression over every note (`obsidian_global_search` in regex mode: every file read
 /// and matched, on every core) next to `rg` over the same files, when it is installed.
+/// The name of generated note `i` (its file name without `.md`), as an agent would write it.
+fn note_name(i: usize, notes: usize) -> String {
+    let path = vaultgen::note_path(i, notes);
+    let name = path.rsplit('/').next().unwrap_or(&path);
+    name.trim_end_matches(".md").to_string()
+}
+
 fn scan_versus_ripgrep(server: &mut Server, vault: &std::path::Path) {
     let pattern = "knowledge graph";
     let mut ours: Vec<f64> = (0..20)
