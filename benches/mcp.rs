@@ -136,7 +136,10 @@ fn main() {
         ("validate_vault", json!({"kinds": ["broken_link"]})),
         ("read_note", json!({"note": format!("[[{}]]", note_name(5, notes))})),
         ("obsidian_delete_file", json!({"filePath": vaultgen::note_path(6, notes), "dryRun": true})),
-        ("obsidian_move_file", json!({"filePath": vaultgen::note_path(7, notes), "newPath": "Moved/", "dryRun": true})),
+        (
+            "obsidian_move_file",
+            json!({"filePath": vaultgen::note_path(7, notes), "newPath": "Moved/", "dryRun": true}),
+        ),
         ("get_vault_stats", json!({})),
     ];
     for (tool, args) in calls {

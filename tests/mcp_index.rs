@@ -174,7 +174,8 @@ async fn answers<C: rmcp::ClientHandler>(s: &Session<C>) -> Vec<(String, Value)>
 #[tokio::test]
 async fn while_building_every_answer_says_so_and_is_scanned_correctly() {
     let gate = BuildGate::new();
-    let options = IndexOptions { watch: false, threads: 2, gate: Some(gate.clone()) };
+    let options =
+        IndexOptions { watch: false, threads: 2, gate: Some(gate.clone()), ..IndexOptions::default() };
     let vault = example_vault();
     std::fs::write(vault.path().join("Projects/Broken.md"), "See [[Nowhere]].").unwrap();
     let s = start(vault, options, ()).await;
@@ -331,7 +332,7 @@ async fn graph_tools_say_why_and_what_to_fix() {
         related["related"].as_array().unwrap().iter().any(|r| r["path"] == "Projects/Literature review.md"
             && r["why"].as_str().unwrap().contains("links to this note"))
     );
-    assert!(s.err("find_related_notes", json!({"path": "Nope.md"})).await.contains("not a note"));
+    assert!(s.err("find_related_notes", json!({"path": "Nope.md"})).await.contains("no note or file named"));
 
     let issues = s.ok("validate_vault", json!({"folder": "Inbox"})).await;
     let kinds: Vec<&str> =
@@ -447,6 +448,27 @@ async fn the_watcher_picks_up_external_edits() {
     );
     let literal = s.ok("obsidian_search", json!({"query": "numbat"})).await;
     assert_eq!(literal["total_files"], 0);
+}
+
+#[tokio::test]
+async fn the_servers_own_writes_are_in_its_next_answer_without_a_rescan() {
+    // No watcher and no polling: only the vault's journal of this server's writes brings them in.
+    let options = IndexOptions { watch: false, poll: false, ..IndexOptions::default() };
+    let s = start(example_vault(), options, ()).await;
+    s.wait_ready().await;
+    let found = |r: &Value| paths(r, "results");
+    s.ok("create_note", json!({"path": "Inbox/Quokka.md", "content": "A quokka smiles."})).await;
+    assert_eq!(found(&s.ok("search_vault", json!({"query": "quokka"})).await), ["Inbox/Quokka.md"]);
+    let stats = s.ok("get_vault_stats", json!({})).await;
+    assert_eq!(stats["index_status"]["last_update"]["source"], "write", "{stats}");
+    s.ok("obsidian_move_file", json!({"filePath": "Quokka", "newPath": "Archive/", "confirm": true})).await;
+    assert_eq!(found(&s.ok("search_vault", json!({"query": "quokka"})).await), ["Archive/Quokka.md"]);
+    s.ok("delete_note", json!({"note": "Quokka", "confirm": true})).await;
+    assert!(found(&s.ok("search_vault", json!({"query": "quokka"})).await).is_empty());
+    // The journal holds only this process's writes: a file written behind the server's back
+    // waits for the watcher or a poll (both off here).
+    s.write("Inbox/Wallaby.md", "A wallaby hops.");
+    assert!(found(&s.ok("search_vault", json!({"query": "wallaby"})).await).is_empty());
 }
 
 #[tokio::test]

@@ -67,11 +67,13 @@ pub struct IndexOptions {
     pub threads: usize,
     /// Hold the first build until this gate opens.
     pub gate: Option<BuildGate>,
+    /// Check every modification time now and then (the safety net under the watcher).
+    pub poll: bool,
 }
 
 impl Default for IndexOptions {
     fn default() -> Self {
-        Self { watch: true, threads: 0, gate: None }
+        Self { watch: true, threads: 0, gate: None, poll: true }
     }
 }
 
@@ -206,6 +208,8 @@ struct Shared {
     pending: Mutex<Pending>,
     wake: Condvar,
     threads: usize,
+    /// Whether to poll modification times (see [`IndexOptions::poll`]).
+    poll: bool,
     /// Counts the changes applied, so answers derived from the index can be cached.
     generation: AtomicU64,
 }
@@ -286,6 +290,7 @@ impl IndexService {
             pending: Mutex::new(Pending::default()),
             wake: Condvar::new(),
             threads,
+            poll: options.poll,
             generation: AtomicU64::new(0),
         });
         let watcher = if options.watch {
@@ -395,24 +400,27 @@ impl IndexService {
         self.is_ready()
     }
 
-    /// Makes the index current before an answer: after this server wrote (`wrote`) every
-    /// modification time is checked; otherwise file events not yet applied are applied now.
-    pub fn prepare(&self, wrote: bool) {
+    /// Makes the index current before an answer: the files this process wrote (the vault's
+    /// journal) and the file events not yet applied are applied now; when the journal lost
+    /// count, every modification time is checked.
+    pub fn prepare(&self) {
         if !self.is_ready() {
             return;
         }
-        if wrote {
+        let Some(written) = self.shared.vault.take_written() else {
             self.shared.poll("write");
             return;
-        }
+        };
+        let source = if written.is_empty() { "query" } else { "write" };
         let batch = {
             let mut pending = self.shared.pending();
+            pending.paths.extend(written);
             if pending.is_empty() {
                 return;
             }
             std::mem::take(&mut *pending)
         };
-        self.shared.flush(batch, "query");
+        self.shared.flush(batch, source);
     }
 
     /// An index for the notes under `folder`: the live index when it is built, else one scanned
@@ -623,7 +631,8 @@ impl Shared {
                 let period = if info.watching { MIN_POLL.max(info.poll_cost * 30) } else { POLL_UNWATCHED };
                 (info.last_poll, period)
             };
-            if last_poll.elapsed() >= period {
+            let period = if self.poll { period } else { Duration::from_secs(3600) };
+            if self.poll && last_poll.elapsed() >= period {
                 drop(pending);
                 self.poll("poll");
                 pending = self.pending();

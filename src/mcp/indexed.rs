@@ -1,8 +1,6 @@
 //! How the tools use the index: made current before each answer, scanned from the vault while
 //! it is being built, and every answer saying which it was (`index`, `complete`, `progress`).
 
-use std::sync::atomic::Ordering;
-
 use serde_json::{Value, json};
 
 use super::server::Scholia;
@@ -14,13 +12,13 @@ impl Scholia {
     /// date with this server's writes and pending file events), or, while it is being built, one
     /// scanned from the vault now.
     pub(super) fn index_view(&self, folder: &VaultPath) -> Result<View<'_>, String> {
-        self.index.prepare(self.wrote.swap(false, Ordering::Relaxed));
+        self.index.prepare();
         self.index.view(folder).map_err(|e| e.to_string())
     }
 
     /// The live index, brought up to date; `None` while it is being built.
     pub(super) fn live_index(&self) -> Option<View<'_>> {
-        self.index.prepare(self.wrote.swap(false, Ordering::Relaxed));
+        self.index.prepare();
         self.index.live()
     }
 

@@ -92,8 +92,6 @@ pub struct Scholia {
     pub(super) approved: Arc<AtomicBool>,
     /// The vault index (full text, links, tags), shared by every session.
     pub(super) index: Arc<IndexService>,
-    /// Set when this server is about to write: the next search refreshes the index first.
-    pub(super) wrote: Arc<AtomicBool>,
     pub(super) tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
@@ -141,7 +139,6 @@ impl Scholia {
             settings: Arc::new(settings),
             options: Arc::new(ParseOptions::default()),
             approved: Arc::new(AtomicBool::new(false)),
-            wrote: Arc::new(AtomicBool::new(false)),
             tool_router,
             prompt_router: Self::prompt_router(),
         })
@@ -184,8 +181,6 @@ impl Scholia {
         confirmed: bool,
         what: &str,
     ) -> Result<(), String> {
-        // Every writing tool passes here before it writes.
-        self.wrote.store(true, Ordering::Relaxed);
         if !self.needs_approval(destructive, confirmed) {
             return Ok(());
         }

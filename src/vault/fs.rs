@@ -3,7 +3,8 @@
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::{DirEntry, FileMeta, Vault, VaultError, VaultPath, trash_name};
@@ -14,7 +15,20 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone)]
 pub struct FsVault {
     root: PathBuf,
+    /// The paths this process wrote, shared by clones (see [`FsVault::take_written`]).
+    journal: Arc<Journal>,
 }
+
+/// The paths written through a vault since they were last taken.
+#[derive(Debug, Default)]
+struct Journal {
+    paths: Mutex<Vec<VaultPath>>,
+    /// More than [`JOURNAL_CAP`] paths were written: the taker must check every file.
+    overflowed: AtomicBool,
+}
+
+/// Paths the journal holds before it stops listing them (nobody is taking them).
+const JOURNAL_CAP: usize = 4096;
 
 impl FsVault {
     /// Opens the vault at `root` (which must be a folder); the root is canonicalised once.
@@ -25,7 +39,27 @@ impl FsVault {
         if !root.is_dir() {
             return Err(VaultError::NotAVault { path: given.display().to_string() });
         }
-        Ok(Self { root })
+        Ok(Self { root, journal: Arc::default() })
+    }
+
+    /// The paths written, created, trashed or renamed (both ends) through this vault (or a clone)
+    /// since the last call, so an index can apply its own process's writes without rescanning;
+    /// `None` when there were too many to list (check every file).
+    pub fn take_written(&self) -> Option<Vec<VaultPath>> {
+        let mut paths = self.journal.paths.lock().unwrap_or_else(|e| e.into_inner());
+        let paths = std::mem::take(&mut *paths);
+        if self.journal.overflowed.swap(false, Ordering::SeqCst) { None } else { Some(paths) }
+    }
+
+    fn wrote(&self, path: &VaultPath) {
+        let mut paths = self.journal.paths.lock().unwrap_or_else(|e| e.into_inner());
+        if paths.len() >= JOURNAL_CAP {
+            paths.clear();
+            self.journal.overflowed.store(true, Ordering::SeqCst);
+        }
+        if !self.journal.overflowed.load(Ordering::SeqCst) {
+            paths.push(path.clone());
+        }
     }
 
     /// The canonical root folder.
@@ -188,6 +222,7 @@ impl Vault for FsVault {
         // A hard link never replaces an existing file: the no-clobber half of an atomic create.
         let linked = fs::hard_link(&tmp, &dest);
         let _ = fs::remove_file(&tmp);
+        self.wrote(path);
         match linked {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -215,7 +250,9 @@ impl Vault for FsVault {
         fs::rename(&tmp, &dest).map_err(|e| {
             let _ = fs::remove_file(&tmp);
             Self::io(path, e)
-        })
+        })?;
+        self.wrote(path);
+        Ok(())
     }
 
     fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError> {
@@ -229,6 +266,7 @@ impl Vault for FsVault {
         let dest = self.root.join(target.as_str());
         fs::create_dir_all(self.root.join(".trash")).map_err(|e| Self::io(&target, e))?;
         fs::rename(&src, &dest).map_err(|e| Self::io(path, e))?;
+        self.wrote(path);
         Ok(target)
     }
 
@@ -246,7 +284,10 @@ impl Vault for FsVault {
         if let Some(parent) = dest.parent() {
             fs::create_dir_all(parent).map_err(|e| Self::io(to, e))?;
         }
-        fs::rename(&src, &dest).map_err(|e| Self::io(from, e))
+        fs::rename(&src, &dest).map_err(|e| Self::io(from, e))?;
+        self.wrote(from);
+        self.wrote(to);
+        Ok(())
     }
 
     fn absolute(&self, path: &VaultPath) -> String {
