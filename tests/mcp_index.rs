@@ -472,6 +472,32 @@ async fn the_servers_own_writes_are_in_its_next_answer_without_a_rescan() {
 }
 
 #[tokio::test]
+async fn writing_tools_list_the_links_they_wrote_that_open_nothing() {
+    let s = ready().await;
+    let text = "See [[Nowhere note]], [[Literature review#Plan|the plan]], [x](Missing%20file.md),\n`[[in code]]` and [site](https://example.org).\n";
+    let created = s.ok("create_note", json!({"path": "Inbox/Links.md", "content": text})).await;
+    let unresolved = created["unresolved_links"].as_array().unwrap();
+    let targets: Vec<&str> = unresolved.iter().map(|l| l["target"].as_str().unwrap()).collect();
+    assert_eq!(targets, ["Nowhere note", "Missing file.md"], "{created}");
+    assert_eq!(unresolved[0]["link"], "[[Nowhere note]]");
+    assert_eq!(unresolved[0]["line"], 1);
+    assert!(created["link_warning"].as_str().unwrap().contains("2 links"));
+    // Only the text a call wrote is checked; a link to a note written just before resolves.
+    let appended = s
+        .ok("append_to_note", json!({"path": "Inbox/Links.md", "content": "- [[Links]] [[Inbox/Links]]"}))
+        .await;
+    assert!(appended.get("unresolved_links").is_none(), "{appended}");
+    let patched = s
+        .ok(
+            "obsidian_update_file",
+            json!({"targetType": "filePath", "targetIdentifier": "Links", "modificationType": "wholeFile",
+                "wholeFileMode": "append", "content": "![[ghost.png]]"}),
+        )
+        .await;
+    assert_eq!(patched["unresolved_links"][0]["target"], "ghost.png", "{patched}");
+}
+
+#[tokio::test]
 async fn a_note_comes_first_for_its_title_its_citekey_and_a_distinctive_phrase() {
     let vault = example_vault();
     vaultgen::write_vault(vault.path(), 800, 11).unwrap();

@@ -97,7 +97,9 @@ impl Scholia {
             return Ok(answer);
         }
         let previous = attempt!(self.apply_update(&plan));
-        Ok(plan.answer(true, previous.as_ref()).into())
+        let (summary, value) = plan.answer_parts(true, previous.as_ref());
+        let value = self.link_checked(value, &plan.path, args.content.as_str().unwrap_or_default());
+        Ok(ok(&summary, value).into())
     }
 
     /// Delete a note or file (by path, name or [[link]]): it goes to the vault's .trash/ (restorable). The answer says where it went and lists the links in other notes that now break (or now open another file of the same name). dryRun lists them without deleting.

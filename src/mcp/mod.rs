@@ -9,6 +9,7 @@ mod graph_tools;
 mod http;
 mod index_params;
 mod indexed;
+mod linkcheck;
 mod names;
 mod note_tools;
 mod params;

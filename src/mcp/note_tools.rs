@@ -287,6 +287,7 @@ impl Scholia {
             attempt!(self.vault.write(&path, &new));
         }
         value["changed"] = json!(true);
+        let value = self.link_checked(value, &path, args.content.as_deref().unwrap_or_default());
         Ok(ok(&format!("updated {path} (+{added} -{removed} lines)"), value).into())
     }
 

@@ -500,15 +500,13 @@ impl Scholia {
             }
             return Ok(fail(err.to_string()));
         }
-        Ok(ok(
-            &format!("wrote {path}"),
-            json!({
-                "path": path.as_str(),
-                "file_path": self.vault.absolute(&path),
-                "wikilink": wikilink(&path),
-                "previous_version": previous.as_ref().map(VaultPath::as_str),
-            }),
-        ))
+        let value = json!({
+            "path": path.as_str(),
+            "file_path": self.vault.absolute(&path),
+            "wikilink": wikilink(&path),
+            "previous_version": previous.as_ref().map(VaultPath::as_str),
+        });
+        Ok(ok(&format!("wrote {path}"), self.link_checked(value, &path, &text)))
     }
 }
 
@@ -537,10 +535,8 @@ impl Scholia {
         }
         attempt!(self.approve(&ctx, false, false, &format!("create {path}")).await);
         attempt!(self.vault.create_new(&path, &text));
-        Ok(ok(
-            &format!("created {path}"),
-            json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)}),
-        ))
+        let value = json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)});
+        Ok(ok(&format!("created {path}"), self.link_checked(value, &path, &text)))
     }
 
     /// Append Markdown to the end of a note, creating the note when it does not exist.
@@ -566,7 +562,8 @@ impl Scholia {
         attempt!(self.approve(&ctx, false, false, &format!("append to {path}")).await);
         let created = !self.vault.exists(&path);
         attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
-        Ok(ok(&format!("appended to {path}"), json!({"path": path.as_str(), "created": created})))
+        let value = json!({"path": path.as_str(), "created": created});
+        Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
     }
 
     /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text.
@@ -602,9 +599,11 @@ impl Scholia {
         }
         attempt!(self.approve(&ctx, false, false, &format!("edit {path}")).await);
         attempt!(self.vault.write(&path, &patched.text));
+        let value =
+            json!({"path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced});
         Ok(ok(
             &format!("patched {path}"),
-            json!({"path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced}),
+            self.link_checked(value, &path, args.content.as_str().unwrap_or_default()),
         ))
     }
 
@@ -646,10 +645,8 @@ impl Scholia {
             attempt!(self.vault.create_new(&path, &template));
         }
         attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
-        Ok(ok(
-            &format!("appended to {path}"),
-            json!({"path": path.as_str(), "created": created, "date": date.to_string()}),
-        ))
+        let value = json!({"path": path.as_str(), "created": created, "date": date.to_string()});
+        Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
     }
 }
 

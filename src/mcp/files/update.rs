@@ -57,16 +57,20 @@ impl Update {
     /// The answer after the write (`written`), or when nothing needed writing; `previous` is
     /// where an overwritten note's old version went.
     pub fn answer(&self, written: bool, previous: Option<&VaultPath>) -> CallToolResult {
+        let (summary, value) = self.answer_parts(written, previous);
+        ok(&summary, value)
+    }
+
+    /// The summary and structured content of [`Update::answer`].
+    pub fn answer_parts(&self, written: bool, previous: Option<&VaultPath>) -> (String, Value) {
         let path = &self.path;
         let summary = if written { format!("updated {path}") } else { format!("{path} unchanged") };
-        ok(
-            &summary,
-            json!({
-                "path": path.as_str(), "changed": written, "created": self.old.is_none(),
-                "bytes": self.new.len(), "hash": content_hash(&self.new), "replaced": self.replaced,
-                "created_target": self.created_target, "previous_version": previous.map(VaultPath::as_str),
-            }),
-        )
+        let value = json!({
+            "path": path.as_str(), "changed": written, "created": self.old.is_none(),
+            "bytes": self.new.len(), "hash": content_hash(&self.new), "replaced": self.replaced,
+            "created_target": self.created_target, "previous_version": previous.map(VaultPath::as_str),
+        });
+        (summary, value)
     }
 }
 
