@@ -248,3 +248,68 @@ mod mcp_http {
         assert!(err.contains("/no/such/vault") && err.trim().lines().count() == 1, "{err}");
     }
 }
+
+#[test]
+fn call_runs_a_tool_and_prints_its_answer() {
+    let dir = vault_with_note();
+    let vault = dir.path().to_str().unwrap();
+    let out = scholia(
+        &[
+            "call",
+            "create_note",
+            r#"{"path": "Inbox/Idea.md", "content": "See [[@smith2023]]."}"#,
+            "--vault",
+            vault,
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((answer["path"].as_str(), answer["success"].as_bool()), (Some("Inbox/Idea.md"), Some(true)));
+    let out = scholia(&["call", "read_note", r#"{"note": "[[Idea]]"}"#, "--vault", vault], dir.path());
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(answer["content"].as_str().unwrap().contains("[[@smith2023]]"));
+    let out = scholia(
+        &["call", "get_note_metadata", r#"{"path": "References/@smith2023.md"}"#, "--vault", vault],
+        dir.path(),
+    );
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["backlinks"][0]["path"], "Inbox/Idea.md", "{answer}");
+}
+
+#[test]
+fn call_refuses_what_needs_approval_until_yes() {
+    let dir = vault_with_note();
+    let vault = dir.path().to_str().unwrap();
+    let out = scholia(&["call", "delete_note", r#"{"note": "@smith2023"}"#, "--vault", vault], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("add --yes"), "{}", stderr(&out));
+    assert!(dir.path().join("References/@smith2023.md").exists());
+    let out =
+        scholia(&["call", "delete_note", r#"{"note": "@smith2023"}"#, "--vault", vault, "--yes"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!dir.path().join("References/@smith2023.md").exists());
+    let out = scholia(
+        &["call", "create_note", r#"{"path": "x.md", "content": ""}"#, "--vault", vault, "--read-only"],
+        dir.path(),
+    );
+    assert!(
+        !out.status.success() && stderr(&out).contains("no tool named \"create_note\""),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn call_explains_bad_arguments_and_unknown_tools() {
+    let dir = vault_with_note();
+    let vault = dir.path().to_str().unwrap();
+    let out = scholia(&["call", "search_vault", "{query", "--vault", vault], dir.path());
+    assert!(stderr(&out).contains("not valid JSON"), "{}", stderr(&out));
+    let out = scholia(&["call", "search_vaults", "--vault", vault], dir.path());
+    assert!(stderr(&out).contains("the tools are:") && stderr(&out).contains("search_vault,"));
+    let out = scholia(&["call", "read_note", r#"{"note": "Nobody"}"#, "--vault", vault], dir.path());
+    assert!(stderr(&out).starts_with("scholia: read_note: no note or file named"), "{}", stderr(&out));
+    let out = scholia(&["tools", "--vault", vault], dir.path());
+    assert!(stdout(&out).lines().any(|l| l.starts_with("obsidian_move_file ")));
+}

@@ -23,6 +23,11 @@ struct Cli {
 enum Command {
     /// Serve the vault to AI agents over MCP (stdio, or streamable HTTP with --http).
     Mcp(scholia::mcp::McpArgs),
+    /// List the MCP server's tools (the same tools `scholia call` runs).
+    Tools(scholia::mcp::ToolsArgs),
+    /// Run one of the server's tools on the vault and print its answer as JSON, e.g.
+    /// `scholia call search_vault '{"query": "retrieval"}'`.
+    Call(scholia::mcp::CallArgs),
     /// Print a note's annotations as JSON.
     Parse {
         /// The annotation note.
@@ -79,6 +84,8 @@ fn run(cli: Cli) -> Result<()> {
     let options = ParseOptions::default();
     match cli.command {
         Command::Mcp(args) => scholia::mcp::run(args)?,
+        Command::Tools(args) => scholia::mcp::tools(args)?,
+        Command::Call(args) => scholia::mcp::call(args)?,
         Command::Parse { file, colors } => {
             let keep = library::color_filter(&colors, &options).map_err(|e| anyhow!(e))?;
             let text = read_note(&file)?;

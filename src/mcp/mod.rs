@@ -2,6 +2,7 @@
 //! token. One handler ([`Scholia`]) with the tools, prompts, resources and completions; the only
 //! module that knows JSON-RPC.
 
+mod cli;
 mod dates;
 mod diff;
 mod files;
@@ -30,6 +31,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result, bail};
 use rmcp::ServiceExt as _;
 
+pub use cli::{CallArgs, ToolsArgs, call, tools};
 pub use server::{ConfirmPolicy, Scholia, Settings, WRITE_TOOLS};
 pub use status::Transport;
 pub use toolsets::{TOOLSETS, Toolset};
