@@ -12,6 +12,8 @@ mod mcp_files;
 #[cfg(feature = "mcp")]
 mod mcp_index;
 #[cfg(feature = "mcp")]
+mod mcp_subscriptions;
+#[cfg(feature = "mcp")]
 mod mcp_vault_tools;
 mod note;
 mod rewrite;

@@ -3,6 +3,7 @@
 //! together by [`VaultIndex`]. Pure over the `Vault` trait, so the plugin can use it too; the
 //! parallel build and the file watcher of the server live in `service` (feature `mcp`).
 
+mod changed;
 pub mod filter;
 pub mod graph;
 pub mod query;
@@ -13,6 +14,7 @@ pub mod text;
 pub mod tokenize;
 mod vault_index;
 
+pub use changed::NoteChanges;
 pub use query::{Clause, Query};
 pub use text::{DocMeta, Hit, Page, TextIndex};
 pub use tokenize::words;

@@ -16,8 +16,11 @@ use serde::Serialize;
 
 use super::graph::{Attachment, Graph, Issue};
 use super::text::{Encoded, Integrity, TextIndex, Vocab};
-use super::{Changes, NoteDraft, VaultIndex};
+use super::{Changes, NoteChanges, NoteDraft, VaultIndex};
 use crate::vault::{FileMeta, FsVault, Vault, VaultError, VaultPath};
+
+mod listeners;
+pub use listeners::Listener;
 
 /// Quiet time after the last file event before the batch is applied.
 const DEBOUNCE: Duration = Duration::from_millis(40);
@@ -212,6 +215,8 @@ struct Shared {
     poll: bool,
     /// Counts the changes applied, so answers derived from the index can be cached.
     generation: AtomicU64,
+    /// Told which notes changed after each change applied.
+    listeners: listeners::Listeners,
 }
 
 /// The server's index: see the module documentation.
@@ -292,6 +297,7 @@ impl IndexService {
             threads,
             poll: options.poll,
             generation: AtomicU64::new(0),
+            listeners: listeners::Listeners::default(),
         });
         let watcher = if options.watch {
             match start_watcher(&shared) {
@@ -440,6 +446,19 @@ impl IndexService {
         guard.is_some().then_some(View::Live(guard))
     }
 
+    /// Calls `listener` after each batch of changes applied to the built index (file events,
+    /// polling, this server's writes, a rebuild) with the notes it added, read again or
+    /// dropped. It runs on the thread that applied the batch, so it must return quickly.
+    /// Returns an id for [`IndexService::unlisten`].
+    pub fn listen(&self, listener: impl Fn(&NoteChanges) + Send + Sync + 'static) -> u64 {
+        self.shared.listeners.add(Arc::new(listener))
+    }
+
+    /// Stops calling the listener `id`; returns whether it was listening.
+    pub fn unlisten(&self, id: u64) -> bool {
+        self.shared.listeners.remove(id)
+    }
+
     /// Builds a new index (answers keep coming from the current one meanwhile), swaps it in,
     /// catches up with changes made during the build and checks its integrity. `progress` is
     /// told (notes read, notes in all) as the build goes.
@@ -457,8 +476,9 @@ impl IndexService {
         }
         let built = s.build(None, Some(progress));
         let result = built.map_err(|e| format!("the rebuild failed: {e}")).and_then(|(index, build)| {
-            *s.write() = Some(index);
+            let old = s.write().replace(index);
             s.generation.fetch_add(1, Ordering::SeqCst);
+            s.notify_rebuilt(old);
             {
                 let mut info = s.info();
                 info.state = State::Ready;
@@ -681,10 +701,11 @@ impl Shared {
         self.record(changes, start, source);
     }
 
-    fn record(&self, changes: Changes, start: Instant, source: &'static str) {
+    fn record(&self, mut changes: Changes, start: Instant, source: &'static str) {
         if changes.is_empty() {
             return;
         }
+        let notes = std::mem::take(&mut changes.notes);
         self.generation.fetch_add(1, Ordering::SeqCst);
         let mut info = self.info();
         info.updates += 1;
@@ -694,6 +715,20 @@ impl Shared {
             changes,
             source,
         });
+        drop(info);
+        self.listeners.notify(&notes);
+    }
+
+    /// Tells the listeners what a rebuild changed: the notes that differ between the index it
+    /// replaced (`old`) and the live one.
+    fn notify_rebuilt(&self, old: Option<VaultIndex>) {
+        let Some(old) = old.filter(|_| self.listeners.any()) else { return };
+        let changes = match self.read().as_ref() {
+            Some(new) => NoteChanges::between(old.graph(), new.graph()),
+            None => return,
+        };
+        drop(old);
+        self.listeners.notify(&changes);
     }
 
     /// Lists the vault, reads and parses its notes on every core, and assembles the index.

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::changed::NoteChanges;
 use super::graph::{Attachment, Graph, GraphNote};
 use super::query::Query;
 use super::text::{DocMeta, Encoded, Integrity, Page, TextIndex, Vocab};
@@ -53,7 +54,7 @@ pub fn title_words(note: &GraphNote) -> String {
 }
 
 /// What a refresh or an update did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Changes {
     /// Notes read again (new or changed).
     pub read: usize,
@@ -61,6 +62,9 @@ pub struct Changes {
     pub removed: usize,
     /// Attachments added or changed.
     pub attachments: usize,
+    /// Which notes were added, read again or dropped.
+    #[serde(skip)]
+    pub notes: NoteChanges,
 }
 
 impl Changes {
@@ -212,6 +216,7 @@ impl VaultIndex {
             total.read += changes.read;
             total.removed += changes.removed;
             total.attachments += changes.attachments;
+            total.notes.merge(changes.notes);
         }
         total
     }
@@ -281,7 +286,9 @@ impl VaultIndex {
         for path in &removed {
             self.text.remove(path);
         }
-        let changes = Changes { read: parsed.len(), removed: removed.len(), attachments: attachments.len() };
+        let notes = NoteChanges::before_apply(&self.graph, &parsed, &removed);
+        let changes =
+            Changes { read: parsed.len(), removed: removed.len(), attachments: attachments.len(), notes };
         self.graph.apply(parsed, attachments, &removed);
         changes
     }

@@ -29,7 +29,7 @@ pub async fn serve(settings: Settings, addr: SocketAddr, auth: bool) -> Result<(
         .with_cancellation_token(ct.child_token());
     let handler = Scholia::new(settings.clone())?;
     let service = StreamableHttpService::new(
-        move || Ok(handler.clone()),
+        move || Ok(handler.new_session()),
         LocalSessionManager::default().into(),
         config,
     );

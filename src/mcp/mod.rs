@@ -20,6 +20,7 @@ mod search;
 mod search_tools;
 mod server;
 mod status;
+mod subscriptions;
 mod tools;
 mod toolsets;
 mod vault_params;

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rmcp::handler::server::router::{prompt::PromptRouter, tool::ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, prompt, prompt_handler, prompt_router, tool_handler,
 };
@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::{SummarizePrompt, SynthesizePrompt};
 use super::status::Transport;
+use super::subscriptions::{self, Subscriptions};
 use super::toolsets::Toolset;
 use crate::annotations::ParseOptions;
 use crate::index::service::{IndexOptions, IndexService};
@@ -92,6 +93,8 @@ pub struct Scholia {
     pub(super) approved: Arc<AtomicBool>,
     /// The vault index (full text, links, tags), shared by every session.
     pub(super) index: Arc<IndexService>,
+    /// This session's resource subscriptions (a new session starts with [`Scholia::new_session`]).
+    pub(super) subscriptions: Arc<Subscriptions>,
     pub(super) tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
@@ -133,8 +136,11 @@ impl Scholia {
                 tool_router.remove_route(name);
             }
         }
+        let index = Arc::new(IndexService::start(Arc::clone(&vault), options));
+        let subscriptions = Arc::new(Subscriptions::new(subscriptions::relay(&index)));
         Ok(Self {
-            index: Arc::new(IndexService::start(Arc::clone(&vault), options)),
+            index,
+            subscriptions,
             vault,
             settings: Arc::new(settings),
             options: Arc::new(ParseOptions::default()),
@@ -346,6 +352,8 @@ impl ServerHandler for Scholia {
                 .enable_completions()
                 .enable_prompts()
                 .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
                 .enable_tools()
                 .build(),
         )
@@ -409,6 +417,39 @@ impl ServerHandler for Scholia {
             ResourceContents::text(text, request.uri.clone()).with_mime_type("text/markdown"),
         ])
         .into())
+    }
+
+    // Subscriptions (see subscriptions.rs): resources/subscribe on the 2025 revisions, which rmcp
+    // marks deprecated in favour of the 2026 revision's subscriptions/listen (served below too).
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribe_note(request.uri, ctx.peer)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.unsubscribe_note(&request.uri)
+    }
+
+    /// A 2025 session starts hearing about list changes as soon as it is initialized.
+    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        self.start_forwarding(ctx.peer);
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(self.accepted_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        self.listen_to_notes(context).await
     }
 
     /// Accepts a log level; the server sends no log messages (its logs go to stderr).

@@ -2,9 +2,12 @@
 // and over streamable HTTP (with and without the bearer token), as an agent's client would.
 // Usage: SCHOLIA_BIN=/path/to/scholia VAULT=/path/to/copy/of/vault node client.mjs
 import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const bin = process.env.SCHOLIA_BIN;
 const vault = process.env.VAULT;
@@ -155,12 +158,39 @@ async function exercise(client, label) {
   });
 }
 
+// A note edited on disk, outside the server, while the client follows it.
+async function subscription(client, label) {
+  await check(`${label}: a subscribed note edited on disk is notified`, async () => {
+    assert(client.getServerCapabilities()?.resources?.subscribe === true, "resources.subscribe not advertised");
+    const path = `E2E ${label}/Followed.md`;
+    const made = await client.callTool({ name: "create_note", arguments: { path, content: "# Followed\n" } });
+    assert(!made.isError, JSON.stringify(made.content));
+    const { resources } = await client.listResources();
+    const uri = resources.find((r) => decodeURIComponent(r.uri) === `scholia://note/${path}`)?.uri;
+    assert(uri, `${path} is not among the resources`);
+    const updated = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no notifications/resources/updated within 20 s")), 20000);
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        if (n.params.uri === uri) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    await client.subscribeResource({ uri });
+    appendFileSync(join(vault, path), "Edited outside the server.\n");
+    await updated;
+    await client.unsubscribeResource({ uri });
+  });
+}
+
 // stdio
 {
   const client = new Client({ name: "scholia-e2e", version: "1.0.0" });
   await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--vault", vault], stderr: "ignore" }));
   await check("stdio: server info", async () => assert(client.getServerVersion()?.name === "scholia", "server name"));
   await exercise(client, "stdio");
+  await subscription(client, "stdio");
   await client.close();
 }
 
@@ -183,6 +213,7 @@ try {
   const client = new Client({ name: "scholia-e2e-http", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: "Bearer e2e-token" } } }));
   await exercise(client, "http");
+  await subscription(client, "http");
   await client.close();
   await check("http: refused without the token", async () => {
     const anonymous = new Client({ name: "no-token", version: "1.0.0" });
