@@ -166,6 +166,8 @@ impl Scholia {
     pub(super) fn new_session(&self) -> Self {
         let mut session = self.clone();
         session.subscriptions = Arc::new(Subscriptions::new(self.subscriptions.feed.clone()));
+        // "Allow for this session" is one client's answer: it must not approve another's calls.
+        session.approved = Arc::new(AtomicBool::new(false));
         session
     }
 
@@ -328,6 +330,16 @@ mod tests {
         };
         let options = IndexOptions { watch: false, ..IndexOptions::default() };
         (Scholia::with_index(Settings::new(config), options).unwrap(), dir)
+    }
+
+    #[test]
+    fn a_new_session_starts_with_its_own_subscriptions_and_approvals() {
+        let (server, _dir) = server();
+        server.approved.store(true, std::sync::atomic::Ordering::Relaxed);
+        let session = server.new_session();
+        assert!(!session.approved.load(std::sync::atomic::Ordering::Relaxed));
+        assert!(!Arc::ptr_eq(&session.subscriptions, &server.subscriptions));
+        assert!(Arc::ptr_eq(&session.index, &server.index));
     }
 
     fn serve(server: Scholia) -> tokio::io::DuplexStream {
