@@ -44,6 +44,13 @@ for line in sys.stdin:
             print("  search_vault:", r["path"], r["score"])
 '
 
+step "the same tools from the shell: scholia call find_related_notes"
+"$bin" call find_related_notes '{"path": "[[@moreau2024ragsurvey]]", "limit": 3}' --vault "$vault" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["related"]:
+    print("  related:", r["path"], "-", r["why"])
+'
+
 printf '\nPlugin: main.js (%s KB, wasm inlined), manifest.json, styles.css; install into your vault with\n  ./scripts/install-plugin.sh /path/to/vault\n' "$(( $(stat -c %s main.js) / 1024 ))"
 printf '\nWrote:\n  %s\n  %s\nOpen %s in Obsidian to browse them (Scholia is installed and enabled there).\n' "$summary" "$synthesis" "$vault"
 printf 'Serve it to an agent: %s mcp --vault %s\n' "$bin" "$vault"

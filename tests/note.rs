@@ -150,3 +150,14 @@ mod patch {
         }
     }
 }
+
+#[test]
+fn html_tags_hold_no_tags_or_links() {
+    let text = "<mark style=\"background-color: #ffd400\">Highlight #real</mark> [[Linked]]\n\
+                <span data-x='a > b #no'>x</span> a < b #after <!-- #hidden [[Hidden]] --> #kept\n\
+                <a href=\"[[NotALink]]\">x</a> <br/> #last\n";
+    let note = Note::parse(text);
+    assert_eq!(note.tag_names(), ["real", "after", "kept", "last"]);
+    let targets: Vec<&str> = note.links.iter().map(|l| l.target.as_str()).collect();
+    assert_eq!(targets, ["Linked"]);
+}

@@ -1,5 +1,5 @@
-//! Inline syntax of one prose line: code spans and `%%comments%%` (skipped), wikilinks, embeds,
-//! Markdown links and tags.
+//! Inline syntax of one prose line: code spans, `%%comments%%` and HTML tags (skipped), wikilinks,
+//! embeds, Markdown links and tags.
 
 use super::Note;
 use super::model::{Link, LinkKind, Tag};
@@ -30,6 +30,7 @@ pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool 
             b'[' if line[at..].starts_with("[[") => wikilink(note, line, at, false, offset, line_no),
             b'[' => markdown_link(note, line, at, false, offset, line_no),
             b'#' => tag(note, line, at, offset, line_no),
+            b'<' => skip_html_tag(bytes, at),
             _ => at + 1,
         };
     }
@@ -52,6 +53,36 @@ fn skip_code_span(bytes: &[u8], at: usize) -> usize {
     }
     // An unclosed run of backticks is literal text.
     at + n
+}
+
+/// An inline HTML tag (`<mark style="background-color: #ffd400">`, `</mark>`, `<!-- … -->`)
+/// starting at `at`: its attributes hold no tags or links for Obsidian (a Zotero highlight colour
+/// is not a tag). Anything else (`a < b`, an unclosed tag) is literal text.
+fn skip_html_tag(bytes: &[u8], at: usize) -> usize {
+    let rest = &bytes[at + 1..];
+    if rest.starts_with(b"!--") {
+        return memchr::memmem::find(&rest[3..], b"-->").map_or(at + 1, |end| at + 1 + 3 + end + 3);
+    }
+    let opens = match rest.first() {
+        Some(b'/') => rest.get(1).is_some_and(u8::is_ascii_alphabetic),
+        Some(c) => c.is_ascii_alphabetic(),
+        None => false,
+    };
+    if !opens {
+        return at + 1;
+    }
+    let mut quote = None;
+    for (i, &b) in rest.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'>') => return at + 1 + i + 1,
+            (None, b'<') => return at + 1,
+            _ => {}
+        }
+    }
+    at + 1
 }
 
 /// `[[target#sub|alias]]` starting at `at` (the first `[`); `embed` when preceded by `!`.
