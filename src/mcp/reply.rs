@@ -66,3 +66,8 @@ pub fn cut_text(text: &str, budget: usize) -> (&str, bool) {
     }
     (&text[..end], true)
 }
+
+/// "1 note matches", "3 notes match": a count with its noun and verb in agreement.
+pub fn notes_match(count: usize) -> String {
+    if count == 1 { "1 note matches".to_string() } else { format!("{count} notes match") }
+}

@@ -150,7 +150,7 @@ impl Scholia {
         let next = json!({"query": query, "regex": args.regex, "contextLength": context, "modified_since": args.modified_since,
             "modified_until": args.modified_until, "folder": args.folder, "limit": limit});
         let value = page(value, "results", results, total, args.offset, next);
-        Ok(ok(&format!("{total} notes match {query:?}"), self.mark_index(value, live)))
+        Ok(ok(&format!("{} {query:?}", super::reply::notes_match(total)), self.mark_index(value, live)))
     }
 
     /// Ranked full-text search (seed 002): the notes most relevant to some words, each with its title, score, tags and a highlighted snippet. Every word must occur, else notes with most of them are listed; supports "exact phrases", wildcard*, -exclusions and tag:/path:/file: filters; pages with offset and limit.
@@ -203,7 +203,10 @@ impl Scholia {
             json!({"query": args.query, "folder": args.folder, "limit": limit, "contextLength": context});
         let total = found.total;
         let value = page(value, "results", results, total, args.offset, next);
-        Ok(ok(&format!("{total} notes match {:?}", args.query), self.mark_index(value, live)))
+        Ok(ok(
+            &format!("{} {:?}", super::reply::notes_match(total), args.query),
+            self.mark_index(value, live),
+        ))
     }
 
     /// Notes carrying tags (seed 002): frontmatter and inline tags, a tag also matching its nested tags (project finds project/alpha); all tags (default) or any. Each note with its tags and title, by path.
@@ -309,6 +312,6 @@ impl Scholia {
         let value = json!({"conditions": conditions});
         let next = json!({"conditions": conditions, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder, "limit": limit});
         let value = page(value, "results", results, total, args.offset, next);
-        Ok(ok(&format!("{total} notes match the conditions"), self.mark_index(value, live)))
+        Ok(ok(&format!("{} the conditions", super::reply::notes_match(total)), self.mark_index(value, live)))
     }
 }

@@ -376,7 +376,7 @@ impl Scholia {
         let message = if results.is_empty() {
             format!("no note matches {:?}; try fewer or different words", args.query)
         } else {
-            format!("{} notes match {:?}", results.len(), args.query)
+            format!("{} {:?}", super::reply::notes_match(results.len()), args.query)
         };
         let value = json!({"query": args.query, "results": results, "message": message});
         Ok(ok(&message, self.mark_index(value, live)))
