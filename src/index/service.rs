@@ -96,12 +96,16 @@ pub enum State {
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct BuildTimes {
     /// Listing the vault.
+    #[serde(serialize_with = "tenths")]
     pub list_ms: f64,
     /// Reading, parsing and tokenizing the notes (in parallel).
+    #[serde(serialize_with = "tenths")]
     pub read_ms: f64,
     /// Assembling the text index and resolving the links.
+    #[serde(serialize_with = "tenths")]
     pub assemble_ms: f64,
     /// In all.
+    #[serde(serialize_with = "tenths")]
     pub total_ms: f64,
     /// Worker threads.
     pub threads: usize,
@@ -117,6 +121,7 @@ pub struct Update {
     /// When, ms since the Unix epoch.
     pub at_ms: i64,
     /// How long applying it took.
+    #[serde(serialize_with = "tenths")]
     pub took_ms: f64,
     /// What changed.
     #[serde(flatten)]
@@ -812,4 +817,9 @@ impl Shared {
         }
         (vocab, drafts)
     }
+}
+
+/// Milliseconds to a tenth: what a person reads in a status answer.
+fn tenths<S: serde::Serializer>(ms: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64((ms * 10.0).round() / 10.0)
 }
