@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
 use super::diff::content_hash;
-use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
+use super::reply::{MAX_ANSWER_BYTES, fail, fit, ok};
 use super::server::Scholia;
 use crate::note::{Frontmatter, Note};
 use crate::vault::{Vault, VaultPath};
@@ -48,11 +48,8 @@ impl Scholia {
     async fn obsidian_read_file(&self, Parameters(args): Parameters<ReadFile>) -> Response {
         let path = attempt!(self.resolve_note(&args.file_path));
         let text = attempt!(self.vault.read(&path));
-        let mut start = args.offset.min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let (part, truncated) = cut_text(&text[start..], args.length.unwrap_or(BUDGET).min(BUDGET));
+        let budget = args.length.unwrap_or(BUDGET).min(BUDGET);
+        let (start, part, truncated) = super::reply::part_of(&text, args.offset, budget);
         let mut value =
             json!({"path": path.as_str(), "content": part, "size": text.len(), "hash": content_hash(&text)});
         if args.format == Format::Json {

@@ -138,12 +138,8 @@ impl Scholia {
         let stat = self.vault.stat(&path).ok();
         let note = Note::parse(&text);
         let (created, created_from) = created_of(&note.frontmatter, stat.as_ref().map(|s| s.ctime_ms));
-        let mut from = args.offset.min(text.len());
-        while !text.is_char_boundary(from) {
-            from -= 1;
-        }
         let (links, links_cut) = fit(backlink_json(&backlinks), 4096);
-        let (part, truncated) = cut_text(&text[from..], MAX_ANSWER_BYTES - 8192);
+        let (from, part, truncated) = super::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 8192);
         let mut value = json!({
             "path": path.as_str(),
             "name": path.stem(),

@@ -10,7 +10,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::json;
 
-use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, ok};
+use super::reply::{MAX_ANSWER_BYTES, fail, ok};
 use super::server::Scholia;
 use super::vault_params::{DeletePeriodicNote, GetPeriodicNote, NoteFormat};
 use crate::note::Note;
@@ -119,11 +119,7 @@ impl Scholia {
             return Ok(fail(self.missing_periodic(period, date, &path, &settings)));
         };
         let (start, end) = bounds(period, date);
-        let mut from = args.offset.min(text.len());
-        while !text.is_char_boundary(from) {
-            from -= 1;
-        }
-        let (part, truncated) = cut_text(&text[from..], MAX_ANSWER_BYTES - 3072);
+        let (from, part, truncated) = super::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 3072);
         let mut value = json!({
             "path": path.as_str(),
             "period": period,

@@ -67,6 +67,17 @@ pub fn cut_text(text: &str, budget: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
+/// The part of `text` an answer shows: from `offset` (moved back to a char boundary) at most
+/// `budget` bytes. Returns where it starts, the part, and whether text remains after it.
+pub fn part_of(text: &str, offset: usize, budget: usize) -> (usize, &str, bool) {
+    let mut start = offset.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let (part, truncated) = cut_text(&text[start..], budget);
+    (start, part, truncated)
+}
+
 /// "1 note matches", "3 notes match": a count with its noun and verb in agreement.
 pub fn notes_match(count: usize) -> String {
     if count == 1 { "1 note matches".to_string() } else { format!("{count} notes match") }

@@ -427,12 +427,8 @@ impl Scholia {
         let path = attempt!(self.resolve_note(&args.path));
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
         let fm = Frontmatter::parse(&text);
-        let mut start = args.offset.min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
         let budget = args.length.unwrap_or(MAX_ANSWER_BYTES - 2048).min(MAX_ANSWER_BYTES - 2048);
-        let (part, truncated) = cut_text(&text[start..], budget);
+        let (start, part, truncated) = super::reply::part_of(&text, args.offset, budget);
         let mut value = json!({
             "path": path.as_str(),
             "content": part,
