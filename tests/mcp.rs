@@ -3,38 +3,21 @@
 
 use std::path::Path;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use scholia::mcp::{ConfirmPolicy, Scholia, Settings};
-use scholia::vault::config::Config;
 use serde_json::{Value, json};
+
+use crate::mcp_client::{Approver, Tools};
 
 /// Serves `vault` in process; returns the client's end of the connection.
 fn serve(vault: &Path, annotations_folder: Option<&str>, read_only: bool) -> tokio::io::DuplexStream {
-    let config = Config {
-        vault: vault.canonicalize().unwrap(),
-        vault_source: "test".into(),
-        annotations_folder: annotations_folder.map(String::from),
-        synthesis_folder: "Synthesis".into(),
-    };
+    let config = crate::mcp_client::config(vault, annotations_folder);
     let server =
         Scholia::new(Settings { read_only, confirm: ConfirmPolicy::Destructive, ..Settings::new(config) })
             .unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_io
-}
-
-/// A copy of the example vault.
-fn example_vault() -> tempfile::TempDir {
-    let vault = tempfile::tempdir().unwrap();
-    crate::check::copy_dir(&crate::check::root().join("examples/vault"), vault.path());
-    vault
+    crate::mcp_client::serve(server)
 }
 
 struct Session {
@@ -43,37 +26,20 @@ struct Session {
 }
 
 async fn start(read_only: bool) -> Session {
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     let client_io = serve(vault.path(), Some("References"), read_only);
     Session { client: ().serve(client_io).await.unwrap(), vault }
 }
 
 impl Session {
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let args = args.as_object().cloned().unwrap_or_default();
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-            .await
-            .unwrap()
-    }
-
     /// The structured answer of a call that must succeed.
     async fn ok(&self, tool: &str, args: Value) -> Value {
-        let result = self.call(tool, args).await;
-        let value = result.structured_content.clone().unwrap_or_default();
-        assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
-        assert_eq!(value["status"], "ok");
-        assert_eq!(value["success"], true);
-        value
+        self.client.ok(tool, args).await
     }
 
     /// The message of a call that must fail as a tool error.
     async fn err(&self, tool: &str, args: Value) -> String {
-        let result = self.call(tool, args).await;
-        assert_eq!(result.is_error, Some(true), "{tool} should have failed");
-        let value = result.structured_content.unwrap_or_default();
-        assert_eq!(value["success"], false);
-        value["error"].as_str().unwrap_or_default().to_string()
+        self.client.err(tool, args).await
     }
 
     fn read(&self, path: &str) -> String {
@@ -383,7 +349,7 @@ async fn prompts_resources_and_completions() {
 #[tokio::test]
 async fn the_stateless_2026_revision_works_without_initialize() {
     use rmcp::{ClientLifecycleMode, ClientServiceExt, model::ProtocolVersion};
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     let client_io = serve(vault.path(), None, false);
     let client = ()
         .serve_with_lifecycle(
@@ -408,28 +374,6 @@ async fn the_stateless_2026_revision_works_without_initialize() {
         .unwrap();
     assert_eq!(refused.is_error, Some(true));
     assert_eq!(std::fs::read_to_string(vault.path().join("x.md")).unwrap(), "old");
-}
-
-/// A client that supports elicitation and answers every question with `answer`.
-#[derive(Clone)]
-struct Approver(Value);
-
-impl rmcp::ClientHandler for Approver {
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::builder().enable_elicitation().build(),
-            rmcp::model::Implementation::new("approver", "1"),
-        )
-    }
-
-    async fn create_elicitation(
-        &self,
-        _request: rmcp::model::ElicitRequestParams,
-        _ctx: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
-            .with_content(self.0.clone()))
-    }
 }
 
 #[tokio::test]

@@ -10,10 +10,10 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use scholia::mcp::{ConfirmPolicy, Scholia, Settings};
-use scholia::vault::config::Config;
 use serde_json::{Value, json};
 
 use crate::check::{cases, check, copy_dir, root};
+use crate::mcp_client::{Approver, Tools};
 
 struct Session {
     client: RunningService<RoleClient, ()>,
@@ -22,20 +22,9 @@ struct Session {
 
 /// Serves `vault` in process; returns the client's end of the connection.
 fn serve(vault: &Path, confirm: ConfirmPolicy) -> tokio::io::DuplexStream {
-    let config = Config {
-        vault: vault.canonicalize().unwrap(),
-        vault_source: "test".into(),
-        annotations_folder: None,
-        synthesis_folder: "Synthesis".into(),
-    };
+    let config = crate::mcp_client::config(vault, None);
     let server = Scholia::new(Settings { confirm, ..Settings::new(config) }).unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_io
+    crate::mcp_client::serve(server)
 }
 
 /// A fresh copy of the fixture vault.
@@ -54,27 +43,15 @@ async fn start(confirm: ConfirmPolicy) -> Session {
 
 impl Session {
     async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let args = args.as_object().cloned().unwrap_or_default();
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-            .await
-            .unwrap()
+        self.client.call(tool, args).await
     }
 
     async fn ok(&self, tool: &str, args: Value) -> Value {
-        let result = self.call(tool, args).await;
-        let value = result.structured_content.clone().unwrap_or_default();
-        assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
-        assert_eq!((&value["status"], &value["success"]), (&json!("ok"), &json!(true)));
-        value
+        self.client.ok(tool, args).await
     }
 
     async fn err(&self, tool: &str, args: Value) -> String {
-        let result = self.call(tool, args).await;
-        let value = result.structured_content.unwrap_or_default();
-        assert_eq!(result.is_error, Some(true), "{tool} should have failed: {value}");
-        assert_eq!(value["success"], false);
-        value["error"].as_str().unwrap_or_default().to_string()
+        self.client.err(tool, args).await
     }
 
     fn read(&self, path: &str) -> String {
@@ -458,28 +435,6 @@ async fn attachments_move_with_their_embeds_and_are_never_read_as_text() {
     );
     let gone = s.ok("obsidian_delete_file", json!({"filePath": "[[photo.png]]", "confirm": true})).await;
     assert_eq!(gone["broken_count"], 2);
-}
-
-/// A client that supports elicitation and answers every question with `answer`.
-#[derive(Clone)]
-struct Approver(Value);
-
-impl rmcp::ClientHandler for Approver {
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::builder().enable_elicitation().build(),
-            rmcp::model::Implementation::new("approver", "1"),
-        )
-    }
-
-    async fn create_elicitation(
-        &self,
-        _request: rmcp::model::ElicitRequestParams,
-        _ctx: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
-            .with_content(self.0.clone()))
-    }
 }
 
 #[tokio::test]

@@ -4,40 +4,24 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, NumberOrString, ProgressToken, RequestMetaObject};
+use rmcp::model::{CallToolRequestParams, NumberOrString, ProgressToken, RequestMetaObject};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use scholia::index::service::{BuildGate, IndexOptions};
 use scholia::mcp::{ConfirmPolicy, Scholia, Settings};
-use scholia::vault::config::Config;
 use serde_json::{Value, json};
+
+use crate::mcp_client::Tools;
 
 #[path = "../benches/support/vaultgen.rs"]
 mod vaultgen;
 
 /// Serves `vault` in process with the index run by `options`; returns the client's end.
 fn serve(vault: &Path, options: IndexOptions) -> tokio::io::DuplexStream {
-    let config = Config {
-        vault: vault.canonicalize().unwrap(),
-        vault_source: "test".into(),
-        annotations_folder: Some("References".into()),
-        synthesis_folder: "Synthesis".into(),
-    };
+    let config = crate::mcp_client::config(vault, Some("References"));
     let settings = Settings { confirm: ConfirmPolicy::Destructive, ..Settings::new(config) };
     let server = Scholia::with_index(settings, options).unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_io
-}
-
-fn example_vault() -> tempfile::TempDir {
-    let vault = tempfile::tempdir().unwrap();
-    crate::check::copy_dir(&crate::check::root().join("examples/vault"), vault.path());
-    vault
+    crate::mcp_client::serve(server)
 }
 
 struct Session<C: rmcp::ClientHandler = ()> {
@@ -47,7 +31,7 @@ struct Session<C: rmcp::ClientHandler = ()> {
 
 /// A session on a copy of the example vault whose index is ready.
 async fn ready() -> Session {
-    let s = start(example_vault(), IndexOptions::default(), ()).await;
+    let s = start(crate::mcp_client::example_vault(), IndexOptions::default(), ()).await;
     s.wait_ready().await;
     s
 }
@@ -62,27 +46,12 @@ async fn start<C: rmcp::ClientHandler>(
 }
 
 impl<C: rmcp::ClientHandler> Session<C> {
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let args = args.as_object().cloned().unwrap_or_default();
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-            .await
-            .unwrap()
-    }
-
     async fn ok(&self, tool: &str, args: Value) -> Value {
-        let result = self.call(tool, args).await;
-        let value = result.structured_content.clone().unwrap_or_default();
-        assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
-        assert_eq!((&value["status"], &value["success"]), (&json!("ok"), &json!(true)));
-        assert!(serde_json::to_string(&value).unwrap().len() <= 21 * 1024, "{tool}: answer over the cap");
-        value
+        self.client.ok(tool, args).await
     }
 
     async fn err(&self, tool: &str, args: Value) -> String {
-        let result = self.call(tool, args).await;
-        assert_eq!(result.is_error, Some(true), "{tool} should have failed");
-        result.structured_content.unwrap_or_default()["error"].as_str().unwrap_or_default().to_string()
+        self.client.err(tool, args).await
     }
 
     async fn wait_ready(&self) {
@@ -176,7 +145,7 @@ async fn while_building_every_answer_says_so_and_is_scanned_correctly() {
     let gate = BuildGate::new();
     let options =
         IndexOptions { watch: false, threads: 2, gate: Some(gate.clone()), ..IndexOptions::default() };
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     std::fs::write(vault.path().join("Projects/Broken.md"), "See [[Nowhere]].").unwrap();
     let s = start(vault, options, ()).await;
     let building = answers(&s).await;
@@ -393,7 +362,7 @@ impl rmcp::ClientHandler for Progress {
 
 #[tokio::test]
 async fn rebuild_asks_for_approval_reports_progress_and_checks_integrity() {
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     vaultgen::write_vault(&vault.path().join("Generated"), 300, 3).unwrap();
     let progress = Progress::default();
     let s = start(vault, IndexOptions::default(), progress.clone()).await;
@@ -454,7 +423,7 @@ async fn the_watcher_picks_up_external_edits() {
 async fn the_servers_own_writes_are_in_its_next_answer_without_a_rescan() {
     // No watcher and no polling: only the vault's journal of this server's writes brings them in.
     let options = IndexOptions { watch: false, poll: false, ..IndexOptions::default() };
-    let s = start(example_vault(), options, ()).await;
+    let s = start(crate::mcp_client::example_vault(), options, ()).await;
     s.wait_ready().await;
     let found = |r: &Value| paths(r, "results");
     s.ok("create_note", json!({"path": "Inbox/Quokka.md", "content": "A quokka smiles."})).await;
@@ -499,7 +468,7 @@ async fn writing_tools_list_the_links_they_wrote_that_open_nothing() {
 
 #[tokio::test]
 async fn a_note_comes_first_for_its_title_its_citekey_and_a_distinctive_phrase() {
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     vaultgen::write_vault(vault.path(), 800, 11).unwrap();
     let s = start(vault, IndexOptions::default(), ()).await;
     s.wait_ready().await;

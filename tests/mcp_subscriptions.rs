@@ -12,7 +12,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use scholia::mcp::{Scholia, Settings};
-use scholia::vault::config::Config;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -46,26 +45,9 @@ impl rmcp::ClientHandler for Ears {
 
 /// Serves a copy of the example vault (index watched) in process; returns the client's end.
 fn serve(vault: &Path) -> tokio::io::DuplexStream {
-    let config = Config {
-        vault: vault.canonicalize().unwrap(),
-        vault_source: "test".into(),
-        annotations_folder: Some("References".into()),
-        synthesis_folder: "Synthesis".into(),
-    };
+    let config = crate::mcp_client::config(vault, Some("References"));
     let server = Scholia::new(Settings::new(config)).unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_io
-}
-
-fn example_vault() -> tempfile::TempDir {
-    let vault = tempfile::tempdir().unwrap();
-    crate::check::copy_dir(&crate::check::root().join("examples/vault"), vault.path());
-    vault
+    crate::mcp_client::serve(server)
 }
 
 struct Session {
@@ -76,7 +58,7 @@ struct Session {
 
 /// A 2025 session on a copy of the example vault whose index is built.
 async fn start() -> Session {
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     let (tx, heard) = mpsc::unbounded_channel();
     let client = Ears(tx).serve(serve(vault.path())).await.unwrap();
     let s = Session { client, heard, vault };
@@ -231,7 +213,7 @@ async fn subscribing_to_something_that_is_not_a_note_is_an_error() {
 
 #[tokio::test]
 async fn on_the_2026_revision_a_listen_request_carries_the_notifications() {
-    let vault = example_vault();
+    let vault = crate::mcp_client::example_vault();
     let client = ()
         .serve_with_lifecycle(
             serve(vault.path()),

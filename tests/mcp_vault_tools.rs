@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use scholia::mcp::{Scholia, Settings, Toolset};
-use scholia::vault::config::Config;
 use serde_json::{Value, json};
+
+use crate::mcp_client::Tools;
 
 struct Session {
     client: RunningService<RoleClient, ()>,
@@ -24,24 +25,14 @@ fn vault() -> tempfile::TempDir {
 }
 
 fn settings(vault: &Path, toolsets: &[Toolset], read_only: bool) -> Settings {
-    let config = Config {
-        vault: vault.canonicalize().unwrap(),
-        vault_source: "test".into(),
-        annotations_folder: None,
-        synthesis_folder: "Synthesis".into(),
-    };
+    let config = crate::mcp_client::config(vault, None);
     Settings { read_only, toolsets: toolsets.to_vec(), ..Settings::new(config) }
 }
 
 async fn start_with(toolsets: &[Toolset], read_only: bool) -> Session {
     let vault = vault();
     let server = Scholia::new(settings(vault.path(), toolsets, read_only)).unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
+    let client_io = crate::mcp_client::serve(server);
     Session { client: ().serve(client_io).await.unwrap(), vault }
 }
 
@@ -50,28 +41,12 @@ async fn start() -> Session {
 }
 
 impl Session {
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let args = args.as_object().cloned().unwrap_or_default();
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-            .await
-            .unwrap()
-    }
-
     async fn ok(&self, tool: &str, args: Value) -> Value {
-        let result = self.call(tool, args).await;
-        let value = result.structured_content.clone().unwrap_or_default();
-        assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
-        assert_eq!((&value["status"], &value["success"]), (&json!("ok"), &json!(true)));
-        value
+        self.client.ok(tool, args).await
     }
 
     async fn err(&self, tool: &str, args: Value) -> String {
-        let result = self.call(tool, args).await;
-        assert_eq!(result.is_error, Some(true), "{tool} should have failed: {:?}", result.structured_content);
-        let value = result.structured_content.unwrap_or_default();
-        assert_eq!(value["success"], false);
-        value["error"].as_str().unwrap_or_default().to_string()
+        self.client.err(tool, args).await
     }
 
     fn read(&self, path: &str) -> String {

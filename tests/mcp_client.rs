@@ -1,0 +1,92 @@
+//! What every in-process MCP test shares: a server served over a pipe, and a client's calls
+//! checked against the response contract.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use scholia::mcp::Scholia;
+use scholia::vault::config::Config;
+use serde_json::{Value, json};
+
+/// The configuration of a test vault at `vault` (synthesis folder `Synthesis`).
+pub fn config(vault: &std::path::Path, annotations_folder: Option<&str>) -> Config {
+    Config {
+        vault: vault.canonicalize().unwrap(),
+        vault_source: "test".into(),
+        annotations_folder: annotations_folder.map(String::from),
+        synthesis_folder: "Synthesis".into(),
+    }
+}
+
+/// A fresh copy of the example vault.
+pub fn example_vault() -> tempfile::TempDir {
+    let vault = tempfile::tempdir().unwrap();
+    crate::check::copy_dir(&crate::check::root().join("examples/vault"), vault.path());
+    vault
+}
+
+/// Serves `server` in the background; returns the client's end of the pipe.
+pub fn serve(server: Scholia) -> tokio::io::DuplexStream {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client_io
+}
+
+/// Tool calls with the response contract checked: every answer is an object with `status` and
+/// `success`, never over the 20 KB cap (plus a little for the text rendering's keys).
+pub trait Tools {
+    /// The raw result of a call.
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult;
+
+    /// The structured answer of a call that must succeed.
+    async fn ok(&self, tool: &str, args: Value) -> Value {
+        let result = self.call(tool, args).await;
+        let value = result.structured_content.clone().unwrap_or_default();
+        assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
+        assert_eq!((&value["status"], &value["success"]), (&json!("ok"), &json!(true)), "{tool}: {value}");
+        assert!(serde_json::to_string(&value).unwrap().len() <= 21 * 1024, "{tool}: answer over the cap");
+        value
+    }
+
+    /// The error message of a call that must fail as a tool error.
+    async fn err(&self, tool: &str, args: Value) -> String {
+        let result = self.call(tool, args).await;
+        let value = result.structured_content.unwrap_or_default();
+        assert_eq!(result.is_error, Some(true), "{tool} should have failed: {value}");
+        assert_eq!(value["success"], false);
+        value["error"].as_str().unwrap_or_default().to_string()
+    }
+}
+
+impl<C: rmcp::ClientHandler> Tools for RunningService<RoleClient, C> {
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let args = args.as_object().cloned().unwrap_or_default();
+        self.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await.unwrap()
+    }
+}
+
+/// A client that supports elicitation and answers every question with its value.
+#[derive(Clone)]
+pub struct Approver(pub Value);
+
+impl rmcp::ClientHandler for Approver {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder().enable_elicitation().build(),
+            rmcp::model::Implementation::new("approver", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _ctx: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+            .with_content(self.0.clone()))
+    }
+}
