@@ -6,11 +6,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// How a frontmatter value is compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How a frontmatter value is compared (the tools' JSON Schema shows these descriptions).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
-    /// Equal (a list: one item is equal).
+    /// Equal, ignoring case; a list matches when one item is equal (the default).
+    #[default]
     Eq,
     /// Not equal (also true when the key is missing).
     Ne,
@@ -24,7 +26,7 @@ pub enum Op {
     Exists,
     /// The key is missing or null.
     Missing,
-    /// Greater than (numbers by value, dates and texts in order).
+    /// Greater than: numbers by value, ISO dates in time order, other texts alphabetically.
     Gt,
     /// Greater than or equal.
     Gte,

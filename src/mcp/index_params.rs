@@ -79,53 +79,6 @@ pub struct TagSearch {
     pub limit: Option<usize>,
 }
 
-/// How a frontmatter value is compared.
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CompareOp {
-    /// Equal, ignoring case; a list matches when one item is equal (the default).
-    #[default]
-    Eq,
-    /// Not equal (also true when the key is missing).
-    Ne,
-    /// A text contains the value, or a list has an item equal to it.
-    Contains,
-    /// Neither.
-    NotContains,
-    /// A text starts with the value.
-    StartsWith,
-    /// The key is present and not null.
-    Exists,
-    /// The key is missing or null.
-    Missing,
-    /// Greater than: numbers by value, ISO dates in time order, other texts alphabetically.
-    Gt,
-    /// Greater than or equal.
-    Gte,
-    /// Less than.
-    Lt,
-    /// Less than or equal.
-    Lte,
-}
-
-impl From<CompareOp> for Op {
-    fn from(op: CompareOp) -> Self {
-        match op {
-            CompareOp::Eq => Op::Eq,
-            CompareOp::Ne => Op::Ne,
-            CompareOp::Contains => Op::Contains,
-            CompareOp::NotContains => Op::NotContains,
-            CompareOp::StartsWith => Op::StartsWith,
-            CompareOp::Exists => Op::Exists,
-            CompareOp::Missing => Op::Missing,
-            CompareOp::Gt => Op::Gt,
-            CompareOp::Gte => Op::Gte,
-            CompareOp::Lt => Op::Lt,
-            CompareOp::Lte => Op::Lte,
-        }
-    }
-}
-
 /// One condition on a frontmatter key.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ConditionParam {
@@ -133,7 +86,7 @@ pub struct ConditionParam {
     pub key: String,
     /// The comparison (default eq).
     #[serde(default)]
-    pub op: CompareOp,
+    pub op: Op,
     /// The value to compare with (not needed for exists and missing).
     #[serde(default)]
     pub value: Value,
@@ -141,7 +94,7 @@ pub struct ConditionParam {
 
 impl From<ConditionParam> for Condition {
     fn from(c: ConditionParam) -> Self {
-        Condition { key: c.key, op: c.op.into(), value: c.value }
+        Condition { key: c.key, op: c.op, value: c.value }
     }
 }
 
