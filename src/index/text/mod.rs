@@ -25,6 +25,10 @@ pub const TITLE_WEIGHT: u32 = 3;
 const TITLE_GAP: u32 = 8;
 /// The body length of a dead note id.
 const DEAD: u32 = u32::MAX;
+/// The flag of a posting's count: the term is among the note's title words (or tags).
+const IN_TITLE: u32 = 1 << 31;
+/// The largest weighted count a posting holds.
+const TF_MAX: u32 = IN_TITLE - 1;
 /// What starts the term of a tag (no word holds it).
 pub const TAG_MARK: char = '#';
 
@@ -122,9 +126,7 @@ pub struct Encoded {
     meta: FileMeta,
     /// Words in the body.
     len: u32,
-    /// Terms among the title words.
-    title: Vec<u32>,
-    /// Per term: weighted count and where its positions are in `bytes`.
+    /// Per term: weighted count (with [`IN_TITLE`]) and where its positions are in `bytes`.
     terms: Vec<EncodedTerm>,
     /// Every term's positions, delta-packed, each term's in `start..end`.
     bytes: Vec<u8>,
@@ -168,7 +170,6 @@ impl Encoded {
         pairs.sort_unstable();
         let mut bytes = Vec::with_capacity(pairs.len() + pairs.len() / 2);
         let mut terms = Vec::new();
-        let mut title = Vec::new();
         let mut i = 0;
         while i < pairs.len() {
             let term = (pairs[i] >> 32) as u32;
@@ -181,14 +182,13 @@ impl Encoded {
                 prev = pos;
                 tf += if pos < len { 1 } else { TITLE_WEIGHT };
             }
-            if prev >= len + TITLE_GAP {
-                title.push(term);
-            }
+            let in_title = prev >= len + TITLE_GAP;
+            let tf = tf.min(TF_MAX) | if in_title { IN_TITLE } else { 0 };
             terms.push(EncodedTerm { term, tf, start, end: bytes.len() as u32 });
             i = end;
         }
         bytes.shrink_to_fit();
-        Self { meta, len, title, terms, bytes }
+        Self { meta, len, terms, bytes }
     }
 
     /// The note's path.
@@ -203,10 +203,6 @@ impl Encoded {
             t.term = map[t.term as usize];
         }
         self.terms.sort_unstable_by_key(|t| t.term);
-        for t in &mut self.title {
-            *t = map[*t as usize];
-        }
-        self.title.sort_unstable();
     }
 }
 
@@ -241,16 +237,32 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
 }
 
 /// Decodes delta-packed integers.
-fn deltas(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let mut at = 0;
-    let mut value = 0u32;
-    std::iter::from_fn(move || {
-        if at >= bytes.len() {
-            return None;
+fn deltas(bytes: &[u8]) -> Deltas<'_> {
+    Deltas { bytes, at: 0, value: 0 }
+}
+
+/// Iterator behind [`deltas`]; a one-byte delta (the common case) is decoded inline.
+#[derive(Debug, Clone)]
+struct Deltas<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    value: u32,
+}
+
+impl Iterator for Deltas<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        let &b = self.bytes.get(self.at)?;
+        if b < 0x80 {
+            self.at += 1;
+            self.value += u32::from(b);
+        } else {
+            self.value += get_varint(self.bytes, &mut self.at);
         }
-        value += get_varint(bytes, &mut at);
-        Some(value)
-    })
+        Some(self.value)
+    }
 }
 
 /// One indexed note.
@@ -261,19 +273,30 @@ struct Doc {
     size: u64,
     /// Words in the body.
     len: u32,
-    /// Terms that occur among the title words, sorted.
-    title: Box<[u32]>,
     /// Its term ids, sorted, delta-packed.
     terms: Box<[u8]>,
 }
 
-/// A note holding a term: its id, the weighted count, where its positions start in the term's
-/// position bytes (they end where the next posting's start).
+/// A note holding a term: its id, the weighted count (with [`IN_TITLE`] when the term is among
+/// the note's title words or tags), where its positions start in the term's position bytes
+/// (they end where the next posting's start).
 #[derive(Debug, Clone, Copy)]
 struct Posting {
     doc: u32,
     tf: u32,
     at: u32,
+}
+
+impl Posting {
+    /// The weighted count.
+    fn tf(&self) -> u32 {
+        self.tf & TF_MAX
+    }
+
+    /// Whether the term is among the note's title words (or tags).
+    fn in_title(&self) -> bool {
+        self.tf & IN_TITLE != 0
+    }
 }
 
 /// The file of an indexed note, as filters see it.
@@ -392,12 +415,8 @@ impl TextIndex {
         let vocab: usize = self.vocab.terms.iter().map(|t| 2 * t.len() + 48).sum();
         let postings: usize = self.postings.iter().map(|p| p.capacity() * 12 + 24).sum();
         let positions: usize = self.positions.iter().map(|p| p.capacity() + 24).sum();
-        let docs: usize = self
-            .docs
-            .iter()
-            .flatten()
-            .map(|d| d.terms.len() + d.title.len() * 4 + d.path.as_str().len() * 2 + 150)
-            .sum();
+        let docs: usize =
+            self.docs.iter().flatten().map(|d| d.terms.len() + d.path.as_str().len() * 2 + 150).sum();
         vocab + postings + positions + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
     }
 
@@ -411,7 +430,7 @@ impl TextIndex {
     /// Adds a packed note (replacing the note at its path). Its term ids must be the index's,
     /// sorted (as [`Encoded::remap`] leaves them).
     pub fn push(&mut self, encoded: Encoded) {
-        let Encoded { meta, len, title, terms, bytes } = encoded;
+        let Encoded { meta, len, terms, bytes } = encoded;
         if let Some(old) = self.by_path.get(&meta.path).copied() {
             self.kill(old);
         }
@@ -427,7 +446,6 @@ impl TextIndex {
             mtime_ms: meta.mtime_ms,
             size: meta.size,
             len,
-            title: title.into_boxed_slice(),
             terms: term_list.into_boxed_slice(),
         };
         for t in terms {
