@@ -125,10 +125,16 @@ impl Query {
         {
             return true;
         }
-        let name = path.rsplit('/').next().unwrap_or(path);
-        self.paths.iter().all(|p| contains_ci(path, p))
-            && !self.not_paths.iter().any(|p| contains_ci(path, p))
-            && self.files.iter().all(|f| contains_ci(name, f))
+        if !self.paths.iter().all(|p| contains_ci(path, p))
+            || self.not_paths.iter().any(|p| contains_ci(path, p))
+        {
+            return false;
+        }
+        if self.files.is_empty() && self.not_files.is_empty() {
+            return true;
+        }
+        let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+        self.files.iter().all(|f| contains_ci(name, f))
             && !self.not_files.iter().any(|f| contains_ci(name, f))
     }
 }
@@ -136,9 +142,13 @@ impl Query {
 /// Whether `text` contains `lower` (already lowercase), ignoring case; without allocating when
 /// both are ASCII.
 fn contains_ci(text: &str, lower: &str) -> bool {
-    if text.is_ascii() && lower.is_ascii() {
+    if lower.is_ascii() && text.is_ascii() {
         let (t, l) = (text.as_bytes(), lower.as_bytes());
-        return l.is_empty() || t.windows(l.len()).any(|w| w.eq_ignore_ascii_case(l));
+        let Some((&first, rest)) = l.split_first() else { return true };
+        return t.len() >= l.len()
+            && (0..=t.len() - l.len()).any(|i| {
+                t[i].to_ascii_lowercase() == first && t[i + 1..i + l.len()].eq_ignore_ascii_case(rest)
+            });
     }
     text.to_lowercase().contains(lower)
 }

@@ -1,7 +1,7 @@
 //! Snippets: where a query matches a note's text, the window of text that shows the most of
 //! it, and that window with every match set in `**bold**`.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -44,23 +44,28 @@ impl Highlighter {
             return Vec::new();
         }
         let mut out: Vec<Range<usize>> = Vec::new();
-        // Folded words are kept only when phrases need to look back at them.
-        let mut seen: Vec<(Range<usize>, String)> = Vec::new();
+        // The last folded words (as many as the longest phrase), for phrases to look back at;
+        // their buffers are reused.
+        let longest = self.phrases.iter().map(Vec::len).max().unwrap_or(0);
+        let mut seen: VecDeque<(usize, String)> = VecDeque::with_capacity(longest);
         let mut buf = String::new();
         for t in tokens(text) {
             fold_into(t.raw, &mut buf);
             if self.words.contains(buf.as_str()) || self.patterns.iter().any(|p| wildcard_match(p, &buf)) {
                 out.push(t.start..t.end);
             }
-            if self.phrases.is_empty() {
+            if longest == 0 {
                 continue;
             }
-            seen.push((t.start..t.end, buf.clone()));
+            let mut word = if seen.len() == longest { seen.pop_front().map(|(_, w)| w) } else { None }
+                .unwrap_or_default();
+            word.clone_from(&buf);
+            seen.push_back((t.start, word));
             for phrase in &self.phrases {
                 if let Some(start) = seen.len().checked_sub(phrase.len())
-                    && seen[start..].iter().zip(phrase).all(|((_, w), p)| w == p)
+                    && seen.range(start..).zip(phrase).all(|((_, w), p)| w == p)
                 {
-                    out.push(seen[start].0.start..t.end);
+                    out.push(seen[start].0..t.end);
                 }
             }
         }
@@ -103,7 +108,9 @@ pub fn window(text: &str, matches: &[Range<usize>], width: usize, from: usize) -
     for m in matches.iter().take(200) {
         let start = step(text, m.start, -lead);
         let end = step(text, start, width as isize);
-        let count = matches.iter().filter(|r| r.start >= start && r.end <= end).count();
+        // Matches are sorted and apart, so their ends are sorted too.
+        let inside = matches.partition_point(|r| r.end <= end);
+        let count = inside.saturating_sub(matches.partition_point(|r| r.start < start));
         if count > best.0 {
             best = (count, start);
         }

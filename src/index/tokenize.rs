@@ -42,8 +42,13 @@ pub fn is_cjk(c: char) -> bool {
 }
 
 /// Whether `c` belongs to a word (letters, digits, and combining marks that continue a letter).
+/// Accented Latin and Cyrillic letters, the most common outside ASCII, are decided by range
+/// (tested against the general rule below).
 fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || is_combining_mark(c)
+    match c as u32 {
+        0xC0..=0xD6 | 0xD8..=0xF6 | 0xF8..=0x24F | 0x400..=0x481 | 0x48A..=0x52F => true,
+        _ => c.is_alphanumeric() || is_combining_mark(c),
+    }
 }
 
 /// The words of `text`, in order, with their byte offsets.
@@ -221,6 +226,13 @@ mod tests {
         let first = tokens("  smithML2023 p. 5").next().unwrap();
         assert_eq!((first.raw, first.start, first.end), ("smithML2023", 2, 13));
         assert_eq!(tokens("abc知").map(|t| t.raw).collect::<Vec<_>>(), ["abc", "知"]);
+    }
+
+    #[test]
+    fn word_characters_by_range_follow_the_general_rule() {
+        for c in ('\u{80}'..='\u{600}').chain(['\u{2000}', 'ß', '×', '÷']) {
+            assert_eq!(is_word(c), c.is_alphanumeric() || is_combining_mark(c), "{c:?}");
+        }
     }
 
     #[test]

@@ -10,14 +10,15 @@
 mod rank;
 #[cfg(test)]
 mod tests;
+mod vocab;
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 
-use super::tokenize::{fold_into, is_folded, tokens};
+use super::tokenize::tokens;
 use crate::vault::{FileMeta, VaultPath};
 
 pub use rank::{Hit, Integrity, Page};
+pub use vocab::{Vocab, WordHasher};
 
 /// How much more a word of the note's name, aliases, title or citekey counts than a body word.
 pub const TITLE_WEIGHT: u32 = 3;
@@ -25,95 +26,12 @@ pub const TITLE_WEIGHT: u32 = 3;
 const TITLE_GAP: u32 = 8;
 /// The body length of a dead note id.
 const DEAD: u32 = u32::MAX;
+/// The flag of a posting's count: the term is among the note's title words (or tags).
+const IN_TITLE: u32 = 1 << 31;
+/// The largest weighted count a posting holds.
+const TF_MAX: u32 = IN_TITLE - 1;
 /// What starts the term of a tag (no word holds it).
 pub const TAG_MARK: char = '#';
-
-/// A fast hasher for short words: the multiply-and-rotate scheme rustc uses for its own
-/// tables. The index is private to the process, so resistance to crafted collisions (what the
-/// standard hasher pays for) is not needed.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct WordHasher(u64);
-
-impl WordHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Term ids by folded word, and back.
-#[derive(Debug, Default, Clone)]
-pub struct Vocab {
-    ids: HashMap<Box<str>, u32, BuildHasherDefault<WordHasher>>,
-    terms: Vec<Box<str>>,
-}
-
-impl Vocab {
-    /// An empty vocabulary.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The id of `word` (folded), added when new.
-    pub fn intern(&mut self, word: &str) -> u32 {
-        if let Some(&id) = self.ids.get(word) {
-            return id;
-        }
-        let id = self.terms.len() as u32;
-        self.terms.push(word.into());
-        self.ids.insert(word.into(), id);
-        id
-    }
-
-    /// The id of `word` (folded), if it is known.
-    pub fn get(&self, word: &str) -> Option<u32> {
-        self.ids.get(word).copied()
-    }
-
-    /// The word of `id`.
-    pub fn term(&self, id: u32) -> &str {
-        self.terms.get(id as usize).map_or("", |t| t)
-    }
-
-    /// How many words are known.
-    pub fn len(&self) -> usize {
-        self.terms.len()
-    }
-
-    /// Whether no word is known.
-    pub fn is_empty(&self) -> bool {
-        self.terms.is_empty()
-    }
-
-    /// Every known word with its id.
-    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> {
-        self.terms.iter().enumerate().map(|(i, t)| (i as u32, &**t))
-    }
-}
 
 /// A note tokenized and packed against a [`Vocab`] (a worker thread's own, or the index's),
 /// ready for [`TextIndex::push`] once its term ids are the index's.
@@ -122,9 +40,7 @@ pub struct Encoded {
     meta: FileMeta,
     /// Words in the body.
     len: u32,
-    /// Terms among the title words.
-    title: Vec<u32>,
-    /// Per term: weighted count and where its positions are in `bytes`.
+    /// Per term: weighted count (with [`IN_TITLE`]) and where its positions are in `bytes`.
     terms: Vec<EncodedTerm>,
     /// Every term's positions, delta-packed, each term's in `start..end`.
     bytes: Vec<u8>,
@@ -135,24 +51,15 @@ impl Encoded {
     /// `vocab`, and packs the positions of each term. Each of `tags` (lowercase) and its parents
     /// becomes a term `#tag`, which no word can be, for tag filters.
     pub fn new(vocab: &mut Vocab, meta: FileMeta, text: &str, title: &str, tags: &[String]) -> Self {
-        // (term << 32 | position): sorting these groups each term's positions, in order.
-        let mut pairs: Vec<u64> = Vec::with_capacity(text.len() / 6);
-        let mut buf = String::new();
-        let mut id = |vocab: &mut Vocab, raw: &str| {
-            if is_folded(raw) {
-                u64::from(vocab.intern(raw))
-            } else {
-                fold_into(raw, &mut buf);
-                u64::from(vocab.intern(&buf))
-            }
-        };
+        // (term, position), in the order of positions.
+        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(text.len() / 6);
         for t in tokens(text) {
-            let pos = pairs.len() as u64;
-            pairs.push(id(vocab, t.raw) << 32 | pos);
+            let pos = pairs.len() as u32;
+            pairs.push((vocab.intern_raw(t.raw), pos));
         }
         let len = pairs.len() as u32;
         for (i, t) in tokens(title).enumerate() {
-            pairs.push(id(vocab, t.raw) << 32 | u64::from(len + TITLE_GAP + i as u32));
+            pairs.push((vocab.intern_raw(t.raw), len + TITLE_GAP + i as u32));
         }
         let mut tag_terms: Vec<String> = tags
             .iter()
@@ -161,34 +68,32 @@ impl Encoded {
             .collect();
         tag_terms.sort_unstable();
         tag_terms.dedup();
-        let after = pairs.last().map_or(0, |p| *p as u32) + TITLE_GAP;
+        let after = pairs.last().map_or(0, |p| p.1) + TITLE_GAP;
         for (i, tag) in tag_terms.iter().enumerate() {
-            pairs.push(u64::from(vocab.intern(tag)) << 32 | u64::from(after + i as u32));
+            pairs.push((vocab.intern(tag), after + i as u32));
         }
-        pairs.sort_unstable();
+        // Each term's positions, grouped by term in id order (a counting sort: positions stay
+        // in order within a term).
+        let (order, starts) = vocab.group(&pairs);
         let mut bytes = Vec::with_capacity(pairs.len() + pairs.len() / 2);
-        let mut terms = Vec::new();
-        let mut title = Vec::new();
-        let mut i = 0;
-        while i < pairs.len() {
-            let term = (pairs[i] >> 32) as u32;
-            let end = i + pairs[i..].iter().take_while(|p| (*p >> 32) as u32 == term).count();
+        let mut terms = Vec::with_capacity(starts.len());
+        for window in starts.windows(2) {
+            let term = pairs[order[window[0] as usize] as usize].0;
             let start = bytes.len() as u32;
             let mut prev = 0;
             let mut tf = 0;
-            for pos in pairs[i..end].iter().map(|p| *p as u32) {
+            for &at in &order[window[0] as usize..window[1] as usize] {
+                let pos = pairs[at as usize].1;
                 put_varint(&mut bytes, pos - prev);
                 prev = pos;
                 tf += if pos < len { 1 } else { TITLE_WEIGHT };
             }
-            if prev >= len + TITLE_GAP {
-                title.push(term);
-            }
+            let in_title = prev >= len + TITLE_GAP;
+            let tf = tf.min(TF_MAX) | if in_title { IN_TITLE } else { 0 };
             terms.push(EncodedTerm { term, tf, start, end: bytes.len() as u32 });
-            i = end;
         }
         bytes.shrink_to_fit();
-        Self { meta, len, title, terms, bytes }
+        Self { meta, len, terms, bytes }
     }
 
     /// The note's path.
@@ -203,10 +108,6 @@ impl Encoded {
             t.term = map[t.term as usize];
         }
         self.terms.sort_unstable_by_key(|t| t.term);
-        for t in &mut self.title {
-            *t = map[*t as usize];
-        }
-        self.title.sort_unstable();
     }
 }
 
@@ -241,16 +142,32 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
 }
 
 /// Decodes delta-packed integers.
-fn deltas(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let mut at = 0;
-    let mut value = 0u32;
-    std::iter::from_fn(move || {
-        if at >= bytes.len() {
-            return None;
+fn deltas(bytes: &[u8]) -> Deltas<'_> {
+    Deltas { bytes, at: 0, value: 0 }
+}
+
+/// Iterator behind [`deltas`]; a one-byte delta (the common case) is decoded inline.
+#[derive(Debug, Clone)]
+struct Deltas<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    value: u32,
+}
+
+impl Iterator for Deltas<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        let &b = self.bytes.get(self.at)?;
+        if b < 0x80 {
+            self.at += 1;
+            self.value += u32::from(b);
+        } else {
+            self.value += get_varint(self.bytes, &mut self.at);
         }
-        value += get_varint(bytes, &mut at);
-        Some(value)
-    })
+        Some(self.value)
+    }
 }
 
 /// One indexed note.
@@ -261,19 +178,30 @@ struct Doc {
     size: u64,
     /// Words in the body.
     len: u32,
-    /// Terms that occur among the title words, sorted.
-    title: Box<[u32]>,
     /// Its term ids, sorted, delta-packed.
     terms: Box<[u8]>,
 }
 
-/// A note holding a term: its id, the weighted count, where its positions start in the term's
-/// position bytes (they end where the next posting's start).
+/// A note holding a term: its id, the weighted count (with [`IN_TITLE`] when the term is among
+/// the note's title words or tags), where its positions start in the term's position bytes
+/// (they end where the next posting's start).
 #[derive(Debug, Clone, Copy)]
 struct Posting {
     doc: u32,
     tf: u32,
     at: u32,
+}
+
+impl Posting {
+    /// The weighted count.
+    fn tf(&self) -> u32 {
+        self.tf & TF_MAX
+    }
+
+    /// Whether the term is among the note's title words (or tags).
+    fn in_title(&self) -> bool {
+        self.tf & IN_TITLE != 0
+    }
 }
 
 /// The file of an indexed note, as filters see it.
@@ -332,6 +260,7 @@ impl TextIndex {
 
     /// Gives back spare capacity of every table.
     pub fn shrink(&mut self) {
+        self.vocab.shrink();
         for list in &mut self.postings {
             list.shrink_to_fit();
         }
@@ -344,7 +273,7 @@ impl TextIndex {
 
     /// Adds the words of a worker's vocabulary; returns the map from its ids to the index's.
     pub fn adopt(&mut self, vocab: &Vocab) -> Vec<u32> {
-        let map = vocab.terms.iter().map(|t| self.vocab.intern(t)).collect();
+        let map = vocab.iter().map(|(_, t)| self.vocab.intern(t)).collect();
         self.grow();
         map
     }
@@ -389,15 +318,11 @@ impl TextIndex {
 
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        let vocab: usize = self.vocab.terms.iter().map(|t| 2 * t.len() + 48).sum();
+        let vocab = self.vocab.heap_bytes();
         let postings: usize = self.postings.iter().map(|p| p.capacity() * 12 + 24).sum();
         let positions: usize = self.positions.iter().map(|p| p.capacity() + 24).sum();
-        let docs: usize = self
-            .docs
-            .iter()
-            .flatten()
-            .map(|d| d.terms.len() + d.title.len() * 4 + d.path.as_str().len() * 2 + 150)
-            .sum();
+        let docs: usize =
+            self.docs.iter().flatten().map(|d| d.terms.len() + d.path.as_str().len() * 2 + 150).sum();
         vocab + postings + positions + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
     }
 
@@ -411,7 +336,7 @@ impl TextIndex {
     /// Adds a packed note (replacing the note at its path). Its term ids must be the index's,
     /// sorted (as [`Encoded::remap`] leaves them).
     pub fn push(&mut self, encoded: Encoded) {
-        let Encoded { meta, len, title, terms, bytes } = encoded;
+        let Encoded { meta, len, terms, bytes } = encoded;
         if let Some(old) = self.by_path.get(&meta.path).copied() {
             self.kill(old);
         }
@@ -427,7 +352,6 @@ impl TextIndex {
             mtime_ms: meta.mtime_ms,
             size: meta.size,
             len,
-            title: title.into_boxed_slice(),
             terms: term_list.into_boxed_slice(),
         };
         for t in terms {
