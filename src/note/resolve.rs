@@ -39,6 +39,9 @@ pub struct LinkResolver {
     by_path: HashMap<String, usize>,
     by_name: HashMap<String, Vec<usize>>,
     by_alias: HashMap<String, Vec<usize>>,
+    /// Whether two files share a path key (case-insensitively, or `x` and `x.md`): then which
+    /// one a path names depends on the order they were added in.
+    collisions: bool,
 }
 
 fn key(s: &str) -> String {
@@ -46,7 +49,8 @@ fn key(s: &str) -> String {
 }
 
 fn strip_md(path: &str) -> &str {
-    if path.len() > 3 && path[path.len() - 3..].eq_ignore_ascii_case(".md") {
+    // Bytes, not characters: the name may end in a character of several bytes.
+    if path.len() > 3 && path.as_bytes()[path.len() - 3..].eq_ignore_ascii_case(b".md") {
         &path[..path.len() - 3]
     } else {
         path
@@ -77,9 +81,11 @@ impl LinkResolver {
 
     fn add(&mut self, path: String) {
         let i = self.paths.len();
-        self.by_path.insert(key(&path), i);
+        self.collisions |= self.by_path.insert(key(&path), i).is_some();
         if path.to_lowercase().ends_with(".md") {
-            self.by_path.entry(key(strip_md(&path))).or_insert(i);
+            let stripped = key(strip_md(&path));
+            self.collisions |= self.by_path.get(&stripped).is_some_and(|&j| j != i);
+            self.by_path.entry(stripped).or_insert(i);
         }
         // Notes are named without `.md`, attachments with their extension.
         self.by_name.entry(key(strip_md(name_of(&path)))).or_default().push(i);
@@ -98,6 +104,95 @@ impl LinkResolver {
     /// Every indexed path.
     pub fn paths(&self) -> &[String] {
         &self.paths
+    }
+
+    /// Whether two files share a path key (`A.md` and `a.md`, or `x` and `x.md`): which one
+    /// such a path names depends on the order the files were added in, so
+    /// [`LinkResolver::insert`] and [`LinkResolver::remove`] refuse to change such a resolver.
+    pub fn has_collisions(&self) -> bool {
+        self.collisions
+    }
+
+    /// The path keys of `path` (the second when it is a note).
+    fn keys(path: &str) -> (String, Option<String>) {
+        let stripped = path.to_lowercase().ends_with(".md").then(|| key(strip_md(path)));
+        (key(path), stripped.filter(|s| *s != key(path)))
+    }
+
+    /// Adds the file `path` with the `aliases` of its note, as if it had been there when the
+    /// resolver was made; returns `false` (and changes nothing) when that cannot be done
+    /// without knowing the order of every file (a path key it would share, or collisions
+    /// already there): then make a new resolver.
+    pub fn insert<'a>(&mut self, path: &str, aliases: impl IntoIterator<Item = &'a str>) -> bool {
+        let (full, stripped) = Self::keys(path);
+        if self.collisions
+            || self.by_path.contains_key(&full)
+            || stripped.as_ref().is_some_and(|k| self.by_path.contains_key(k))
+        {
+            return false;
+        }
+        self.add(path.to_string());
+        self.add_aliases(path, aliases);
+        true
+    }
+
+    /// Drops the file `path` with the `aliases` its note had; returns `false` (and changes
+    /// nothing) when it is not there or collisions make the result depend on the order files
+    /// were added in: then make a new resolver.
+    pub fn remove<'a>(&mut self, path: &str, aliases: impl IntoIterator<Item = &'a str>) -> bool {
+        let (full, stripped) = Self::keys(path);
+        let Some(&i) = self.by_path.get(&full) else { return false };
+        if self.collisions || self.paths[i] != path {
+            return false;
+        }
+        self.remove_aliases(path, aliases);
+        self.by_path.remove(&full);
+        if let Some(k) = &stripped {
+            self.by_path.remove(k);
+        }
+        let name = key(strip_md(name_of(path)));
+        Self::drop_index(&mut self.by_name, &name, i);
+        // The last file takes the place of the one dropped.
+        let last = self.paths.len() - 1;
+        self.paths.swap_remove(i);
+        if i != last {
+            let moved = self.paths[i].clone();
+            let (full, stripped) = Self::keys(&moved);
+            for k in std::iter::once(full).chain(stripped) {
+                if let Some(at) = self.by_path.get_mut(&k) {
+                    *at = i;
+                }
+            }
+            let renumber =
+                |list: &mut Vec<usize>| list.iter_mut().filter(|j| **j == last).for_each(|j| *j = i);
+            if let Some(list) = self.by_name.get_mut(&key(strip_md(name_of(&moved)))) {
+                renumber(list);
+            }
+            self.by_alias.values_mut().for_each(renumber);
+        }
+        true
+    }
+
+    /// Forgets the `aliases` of the note at `path` (as registered by
+    /// [`LinkResolver::add_aliases`]).
+    pub fn remove_aliases<'a>(&mut self, path: &str, aliases: impl IntoIterator<Item = &'a str>) {
+        if let Some(&i) = self.by_path.get(&key(path)) {
+            for alias in aliases {
+                Self::drop_index(&mut self.by_alias, &key(alias.trim()), i);
+            }
+        }
+    }
+
+    /// Drops one `i` from the list of `name` (the list too when it empties).
+    fn drop_index(map: &mut HashMap<String, Vec<usize>>, name: &str, i: usize) {
+        if let Some(list) = map.get_mut(name) {
+            if let Some(at) = list.iter().position(|&j| j == i) {
+                list.remove(at);
+            }
+            if list.is_empty() {
+                map.remove(name);
+            }
+        }
     }
 
     /// Resolves a link target (the part before `#`) written in the note at `from`.
@@ -221,6 +316,8 @@ mod tests {
         assert_eq!(r.resolve("Folder/Page", None), Resolution::Resolved("Deep/Folder/Page.md".into()));
         assert_eq!(r.resolve("../Top", Some("A/Notes.md")), Resolution::Resolved("Top.md".into()));
         assert_eq!(r.resolve("Nothing", None), Resolution::Missing);
+        // A name ending in a character of several bytes.
+        assert_eq!(r.resolve("ΣΟΦΟΣ", None), Resolution::Missing);
         assert_eq!(
             r.resolve("Notes", Some("B/x.md")),
             Resolution::Ambiguous(vec!["B/Notes.md".into(), "A/Notes.md".into()])

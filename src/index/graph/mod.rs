@@ -2,16 +2,16 @@
 //! aliases), backlinks, tags, related notes, a health check ([`Graph::validate`]) and counts.
 //!
 //! Pure over the [`Vault`] trait and kept fresh by modification times, like [`super::TextIndex`].
-//! Every change (a refresh, [`Graph::update_note`], [`Graph::remove_note`]) resolves all links
-//! again when a name may have appeared or disappeared (a file added or removed, an alias changed);
-//! otherwise only the changed note's links and the anchors of links into it are checked again.
-//! Resolving is cheap next to reading and parsing. Results are sorted and never depend on hash order.
+//! Every change (a refresh, [`Graph::update_note`], [`Graph::remove_note`]) resolves again the
+//! changed notes' links, and the links that may name a file added or removed or an alias changed;
+//! the anchors of links into changed notes are checked again. Results are sorted and never depend
+//! on hash order.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
-use unicode_normalization::UnicodeNormalization;
 
 use crate::diag::Diagnostic;
 use crate::note::anchor::heading_anchor;
@@ -20,8 +20,13 @@ use crate::note::{BlockId, Frontmatter, Heading, Link, LinkKind, LinkResolver, N
 use crate::note::{Task, percent_decode};
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
+mod links;
 mod related;
+#[cfg(test)]
+mod tests;
 mod validate;
+
+use links::{Backlinks, Names};
 
 pub use related::{Reason, Related};
 pub use validate::{Issue, IssueKind};
@@ -55,9 +60,9 @@ pub struct GraphNote {
     /// Why the file could not be read at all (not UTF-8, for example), if it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
-    /// Heading anchors and `^block` ids, lowercase.
+    /// What the links may name, in short (see [`links::link_digests`]).
     #[serde(skip)]
-    anchors: HashSet<String>,
+    link_digests: Box<[u16]>,
 }
 
 /// A link from a note, with what it resolves to.
@@ -197,11 +202,12 @@ pub struct GraphRefresh {
 /// The link and tag graph of a vault.
 #[derive(Debug, Default)]
 pub struct Graph {
-    notes: BTreeMap<String, GraphNote>,
-    attachments: BTreeMap<String, Attachment>,
+    notes: BTreeMap<Arc<str>, GraphNote>,
+    attachments: BTreeMap<Arc<str>, Attachment>,
     resolver: LinkResolver,
-    /// Target path → (linking note, index of the link in its `links`), self-links left out.
-    backlinks: HashMap<String, Vec<(String, usize)>>,
+    /// Target path → (linking note, index of the link in its `links`), self-links left out;
+    /// the paths are the keys above, shared.
+    backlinks: Backlinks,
 }
 
 impl Graph {
@@ -257,8 +263,8 @@ impl Graph {
     /// several threads), with every link resolved once.
     pub fn from_parts(notes: Vec<GraphNote>, attachments: Vec<Attachment>) -> Self {
         let mut graph = Self::new();
-        graph.notes = notes.into_iter().map(|n| (n.path.as_str().to_string(), n)).collect();
-        graph.attachments = attachments.into_iter().map(|a| (a.path.as_str().to_string(), a)).collect();
+        graph.notes = notes.into_iter().map(|n| (Arc::from(n.path.as_str()), n)).collect();
+        graph.attachments = attachments.into_iter().map(|a| (Arc::from(a.path.as_str()), a)).collect();
         graph.relink_all();
         graph
     }
@@ -276,38 +282,68 @@ impl Graph {
     }
 
     /// Applies a batch of changes at once: notes added or changed, attachments added or
-    /// changed, files removed. Links are resolved again once: all of them when a name may have
-    /// appeared or disappeared, else only those of and into the changed notes.
+    /// changed, files removed. Only links whose resolution can change are resolved again: those
+    /// of the changed notes, and those that may name a file added or removed or an alias
+    /// changed (see [`links`]); the anchors of links into changed notes are checked again.
     pub fn apply(&mut self, notes: Vec<GraphNote>, attachments: Vec<Attachment>, removed: &[VaultPath]) {
-        let mut names_changed = false;
+        let mut names = Names::default();
+        // Whether the resolver took every change in place (else it is made again).
+        let mut in_place = true;
         for path in removed {
             let key = path.as_str();
-            names_changed |= self.notes.remove(key).is_some() | self.attachments.remove(key).is_some();
+            if let Some(old) = self.notes.remove(key) {
+                self.unlink_note(key, &old);
+                names.file(key);
+                names.aliases(&old.aliases);
+                in_place &= self.resolver.remove(key, old.aliases.iter().map(String::as_str));
+            } else if self.attachments.remove(key).is_some() {
+                names.file(key);
+                in_place &= self.resolver.remove(key, []);
+            }
         }
         for attachment in attachments {
             if attachment.path.is_hidden() || attachment.path.is_root() {
                 continue;
             }
-            names_changed |=
-                self.attachments.insert(attachment.path.as_str().to_string(), attachment).is_none();
+            let key: Arc<str> = Arc::from(attachment.path.as_str());
+            if self.attachments.insert(Arc::clone(&key), attachment).is_none() {
+                names.file(&key);
+                in_place &= self.resolver.insert(&key, []);
+            }
         }
-        let mut changed: Vec<(String, BTreeSet<String>)> = Vec::new();
+        let mut changed: Vec<Arc<str>> = Vec::new();
         for note in notes {
             if note.path.is_hidden() || note.path.is_root() {
                 continue;
             }
-            let key = note.path.as_str().to_string();
-            match self.put(note) {
-                Some(old_targets) => changed.push((key, old_targets)),
-                None => names_changed = true,
+            let key = self.notes.get_key_value(note.path.as_str()).map(|(k, _)| Arc::clone(k));
+            let key = key.unwrap_or_else(|| Arc::from(note.path.as_str()));
+            let aliases = note.aliases.clone();
+            match self.notes.insert(Arc::clone(&key), note) {
+                None => {
+                    names.file(&key);
+                    names.aliases(&aliases);
+                    in_place &= self.resolver.insert(&key, aliases.iter().map(String::as_str));
+                }
+                Some(old) => {
+                    self.unlink_note(&key, &old);
+                    if old.aliases != aliases {
+                        names.aliases(&old.aliases);
+                        names.aliases(&aliases);
+                        self.resolver.remove_aliases(&key, old.aliases.iter().map(String::as_str));
+                        self.resolver.add_aliases(&key, aliases.iter().map(String::as_str));
+                    }
+                }
             }
+            changed.push(key);
         }
-        if names_changed {
+        if !in_place || (!names.is_empty() && self.resolver.has_collisions()) {
             self.relink_all();
-        } else {
-            for (key, old_targets) in changed {
-                self.relink_one(&key, &old_targets);
-            }
+            return;
+        }
+        self.relink_names(&names, &changed);
+        for key in &changed {
+            self.relink_one(key);
         }
     }
 
@@ -317,15 +353,15 @@ impl Graph {
         let mut expected: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
         for (source, note) in &self.notes {
             for (i, link) in note.links.iter().enumerate() {
-                if let Some(target) = link.path().filter(|t| *t != source) {
+                if let Some(target) = link.path().filter(|t| **t != **source) {
                     expected.entry(target).or_default().push((source, i));
                 }
             }
         }
         let mut problems = Vec::new();
         for (target, sources) in &self.backlinks {
-            let mut have: Vec<(&str, usize)> = sources.iter().map(|(s, i)| (s.as_str(), *i)).collect();
-            let mut want = expected.remove(target.as_str()).unwrap_or_default();
+            let mut have: Vec<(&str, usize)> = sources.iter().map(|(s, i)| (&**s, *i)).collect();
+            let mut want = expected.remove(&**target).unwrap_or_default();
             have.sort_unstable();
             want.sort_unstable();
             if have != want {
@@ -354,23 +390,14 @@ impl Graph {
         }
     }
 
-    /// Stores `note`; returns the files its previous version linked to when no name appeared or
-    /// disappeared (the note is not new and its aliases are the same), else `None`.
-    fn put(&mut self, note: GraphNote) -> Option<BTreeSet<String>> {
-        let aliases = note.aliases.clone();
-        let old = self.notes.insert(note.path.as_str().to_string(), note)?;
-        (old.aliases == aliases)
-            .then(|| old.links.iter().filter_map(GraphLink::path).map(String::from).collect())
-    }
-
     /// Drops the note or attachment at `path`; returns whether it was there.
     pub fn remove_note(&mut self, path: &VaultPath) -> bool {
         let key = path.as_str();
-        let removed = self.notes.remove(key).is_some() || self.attachments.remove(key).is_some();
-        if removed {
-            self.relink_all();
+        let there = self.notes.contains_key(key) || self.attachments.contains_key(key);
+        if there {
+            self.apply(Vec::new(), Vec::new(), std::slice::from_ref(path));
         }
-        removed
+        there
     }
 
     /// The note at `path`.
@@ -473,103 +500,6 @@ impl Graph {
         }
         stats
     }
-
-    /// Rebuilds the resolver and resolves every link again.
-    fn relink_all(&mut self) {
-        let paths = self.notes.keys().chain(self.attachments.keys()).cloned();
-        let mut resolver = LinkResolver::new(paths);
-        for (path, note) in &self.notes {
-            resolver.add_aliases(path, note.aliases.iter().map(String::as_str));
-        }
-        self.resolver = resolver;
-        let resolved: Vec<Vec<(Resolution, Option<bool>)>> =
-            self.notes.iter().map(|(path, note)| self.resolve_links(path, note)).collect();
-        for (note, links) in self.notes.values_mut().zip(resolved) {
-            for (link, (resolution, anchor)) in note.links.iter_mut().zip(links) {
-                link.resolution = resolution;
-                link.anchor_found = anchor;
-            }
-        }
-        self.index_backlinks();
-    }
-
-    /// Resolves the links of the note at `key` again, updates the backlinks its links give (it
-    /// linked to `old_targets` before) and checks the anchors of links into it: enough when no
-    /// name appeared or disappeared.
-    fn relink_one(&mut self, key: &str, old_targets: &BTreeSet<String>) {
-        let Some(note) = self.notes.get(key) else { return };
-        let resolved = self.resolve_links(key, note);
-        let Some(note) = self.notes.get_mut(key) else { return };
-        for (link, (resolution, anchor)) in note.links.iter_mut().zip(resolved) {
-            link.resolution = resolution;
-            link.anchor_found = anchor;
-        }
-        for target in old_targets {
-            if let Some(sources) = self.backlinks.get_mut(target) {
-                sources.retain(|(source, _)| source != key);
-                if sources.is_empty() {
-                    self.backlinks.remove(target);
-                }
-            }
-        }
-        for (i, link) in note.links.iter().enumerate() {
-            if let Some(target) = link.path().filter(|t| *t != key) {
-                let sources = self.backlinks.entry(target.to_string()).or_default();
-                let at = sources.partition_point(|(s, j)| (s.as_str(), *j) < (key, i));
-                sources.insert(at, (key.to_string(), i));
-            }
-        }
-        let Some(target) = self.notes.get(key) else { return };
-        let incoming = self.backlinks.get(key).map_or(&[][..], Vec::as_slice);
-        let checked: Vec<Option<bool>> = incoming
-            .iter()
-            .map(|(source, i)| {
-                let link = self.notes.get(source)?.links.get(*i)?;
-                link.subpath.as_deref().map(|s| target.has_anchor(s))
-            })
-            .collect();
-        for ((source, i), anchor) in incoming.iter().zip(checked) {
-            if let Some(link) = self.notes.get_mut(source).and_then(|n| n.links.get_mut(*i)) {
-                link.anchor_found = anchor;
-            }
-        }
-    }
-
-    fn resolve_links(&self, from: &str, note: &GraphNote) -> Vec<(Resolution, Option<bool>)> {
-        note.links
-            .iter()
-            .map(|link| {
-                let target: std::borrow::Cow<str> = if link.target.is_ascii() {
-                    (&*link.target).into()
-                } else {
-                    link.target.nfc().collect::<String>().into()
-                };
-                let resolution = self.resolver.resolve(&target, Some(from));
-                let anchor = link.subpath.as_deref().and_then(|sub| {
-                    let path = match &resolution {
-                        Resolution::Resolved(p) => p,
-                        Resolution::Ambiguous(paths) => paths.first()?,
-                        Resolution::Missing => return None,
-                    };
-                    let target = if path == from { note } else { self.notes.get(path)? };
-                    Some(target.has_anchor(sub))
-                });
-                (resolution, anchor)
-            })
-            .collect()
-    }
-
-    fn index_backlinks(&mut self) {
-        let mut index: HashMap<String, Vec<(String, usize)>> = HashMap::new();
-        for (source, note) in &self.notes {
-            for (i, link) in note.links.iter().enumerate() {
-                if let Some(target) = link.path().filter(|t| *t != source) {
-                    index.entry(target.to_string()).or_default().push((source.clone(), i));
-                }
-            }
-        }
-        self.backlinks = index;
-    }
 }
 
 impl GraphNote {
@@ -591,13 +521,13 @@ impl GraphNote {
             mtime_ms: meta.mtime_ms,
             size: meta.size,
             aliases: aliases(&note.frontmatter),
-            anchors: note.anchors().into_iter().map(|a| a.to_lowercase()).collect(),
             frontmatter_errors: note.frontmatter.diagnostics.clone(),
             frontmatter: Value::Object(note.frontmatter.data),
             tags,
             headings: note.headings,
             blocks: note.blocks,
             tasks: note.tasks,
+            link_digests: links::link_digests(&links),
             links,
             unreadable: None,
         }
@@ -613,12 +543,19 @@ impl GraphNote {
     /// Whether `subpath` (`Heading`, `A#B`, `^block`) names something in this note.
     fn has_anchor(&self, subpath: &str) -> bool {
         if let Some(id) = subpath.strip_prefix('^') {
-            return self.anchors.contains(&format!("^{}", id.trim().to_lowercase()));
+            return self.anchor_exists(&format!("^{}", id.trim().to_lowercase()));
         }
         subpath
             .split('#')
             .filter(|part| !part.trim().is_empty())
-            .all(|part| self.anchors.contains(&heading_anchor(part).to_lowercase()))
+            .all(|part| self.anchor_exists(&heading_anchor(part).to_lowercase()))
+    }
+
+    /// Whether `anchor` (lowercase) is a heading's anchor or a `^block` id of this note,
+    /// ignoring case (found by a walk: few links name an anchor).
+    fn anchor_exists(&self, anchor: &str) -> bool {
+        self.headings.iter().any(|h| h.anchor.to_lowercase() == anchor)
+            || self.blocks.iter().any(|b| format!("^{}", b.id).to_lowercase() == anchor)
     }
 }
 

@@ -71,7 +71,7 @@ impl Graph {
         for &target in &targets {
             acc.entry(target).or_default().links_to = true;
             for (source, _) in self.backlinks.get(target).into_iter().flatten() {
-                if source != key {
+                if **source != *key {
                     acc.entry(source).or_default().shared_links.insert(target);
                 }
             }

@@ -148,7 +148,7 @@ impl Graph {
 
     fn orphan_issues(&self, out: &mut Vec<Issue>) {
         for (key, note) in &self.notes {
-            let links_out = note.links.iter().any(|l| l.path().is_some_and(|p| p != key));
+            let links_out = note.links.iter().any(|l| l.path().is_some_and(|p| *p != **key));
             if links_out || self.backlinks.contains_key(key) {
                 continue;
             }
@@ -295,10 +295,10 @@ impl<'a> Suggester<'a> {
             .flat_map(|(key, n)| {
                 std::iter::once(n.path.stem())
                     .chain(n.aliases.iter().map(String::as_str))
-                    .map(move |name| (name, key.as_str()))
+                    .map(move |name| (name, &**key))
             })
             .collect();
-        let files = graph.attachments.iter().map(|(key, a)| (a.path.file_name(), key.as_str())).collect();
+        let files = graph.attachments.iter().map(|(key, a)| (a.path.file_name(), &**key)).collect();
         Self { notes, files, seen: HashMap::new() }
     }
 

@@ -1,16 +1,19 @@
 //! The full-text index: an inverted index (term → the notes holding it, with weighted counts and
-//! where their word positions are), the positions themselves packed as variable-length integers
-//! per term, and per note its term list.
+//! word positions, packed as variable-length integers: see [`postings`]) and per note its term
+//! list.
 //!
 //! Notes get ids in the order they are added; a changed note is added again under a new id and
 //! its old id is left dead until dead postings outweigh live ones, when every id is renumbered in
 //! one pass. So postings stay sorted by note id, an edit touches only the edited note's terms, and
 //! nothing is moved on every change.
 
+mod postings;
 mod rank;
 #[cfg(test)]
 mod tests;
 mod vocab;
+
+use postings::Postings;
 
 use std::collections::BTreeMap;
 
@@ -127,7 +130,18 @@ fn put_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
+#[inline]
 fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
+    match bytes.get(*at) {
+        Some(&b) if b < 0x80 => {
+            *at += 1;
+            u32::from(b)
+        }
+        _ => get_long_varint(bytes, at),
+    }
+}
+
+fn get_long_varint(bytes: &[u8], at: &mut usize) -> u32 {
     let mut v = 0u32;
     let mut shift = 0;
     while let Some(&b) = bytes.get(*at) {
@@ -182,28 +196,6 @@ struct Doc {
     terms: Box<[u8]>,
 }
 
-/// A note holding a term: its id, the weighted count (with [`IN_TITLE`] when the term is among
-/// the note's title words or tags), where its positions start in the term's position bytes
-/// (they end where the next posting's start).
-#[derive(Debug, Clone, Copy)]
-struct Posting {
-    doc: u32,
-    tf: u32,
-    at: u32,
-}
-
-impl Posting {
-    /// The weighted count.
-    fn tf(&self) -> u32 {
-        self.tf & TF_MAX
-    }
-
-    /// Whether the term is among the note's title words (or tags).
-    fn in_title(&self) -> bool {
-        self.tf & IN_TITLE != 0
-    }
-}
-
 /// The file of an indexed note, as filters see it.
 #[derive(Debug, Clone, Copy)]
 pub struct DocMeta<'a> {
@@ -220,9 +212,8 @@ pub struct DocMeta<'a> {
 pub struct TextIndex {
     vocab: Vocab,
     df: Vec<u32>,
-    postings: Vec<Vec<Posting>>,
-    /// Per term, the positions of every posting, delta-packed.
-    positions: Vec<Vec<u8>>,
+    /// Per term, the notes holding it with the word positions.
+    postings: Vec<Postings>,
     docs: Vec<Option<Doc>>,
     /// Body words per note id; `DEAD` for a dead id.
     lens: Vec<u32>,
@@ -262,10 +253,7 @@ impl TextIndex {
     pub fn shrink(&mut self) {
         self.vocab.shrink();
         for list in &mut self.postings {
-            list.shrink_to_fit();
-        }
-        for bytes in &mut self.positions {
-            bytes.shrink_to_fit();
+            list.shrink();
         }
         self.docs.shrink_to_fit();
         self.lens.shrink_to_fit();
@@ -281,8 +269,7 @@ impl TextIndex {
     fn grow(&mut self) {
         let n = self.vocab.len();
         self.df.resize(n, 0);
-        self.postings.resize_with(n, Vec::new);
-        self.positions.resize_with(n, Vec::new);
+        self.postings.resize_with(n, Postings::default);
     }
 
     /// How many notes are indexed.
@@ -319,11 +306,10 @@ impl TextIndex {
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         let vocab = self.vocab.heap_bytes();
-        let postings: usize = self.postings.iter().map(|p| p.capacity() * 12 + 24).sum();
-        let positions: usize = self.positions.iter().map(|p| p.capacity() + 24).sum();
+        let postings: usize = self.postings.iter().map(|p| p.heap_bytes() + 56).sum();
         let docs: usize =
             self.docs.iter().flatten().map(|d| d.terms.len() + d.path.as_str().len() * 2 + 150).sum();
-        vocab + postings + positions + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
+        vocab + postings + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
     }
 
     /// Adds or replaces the note `meta` with its text, title words (name, aliases, …) and tags.
@@ -355,11 +341,8 @@ impl TextIndex {
             terms: term_list.into_boxed_slice(),
         };
         for t in terms {
-            let list = &mut self.positions[t.term as usize];
-            let at = list.len() as u32;
-            list.extend_from_slice(&bytes[t.start as usize..t.end as usize]);
             self.df[t.term as usize] += 1;
-            self.postings[t.term as usize].push(Posting { doc: id, tf: t.tf, at });
+            self.postings[t.term as usize].push(id, t.tf, &bytes[t.start as usize..t.end as usize]);
             self.live_postings += 1;
         }
         self.total_len += u64::from(doc.len);
@@ -406,20 +389,16 @@ impl TextIndex {
                 docs.push(Some(doc));
             }
         }
-        for (list, bytes) in self.postings.iter_mut().zip(&mut self.positions) {
-            let mut packed = Vec::with_capacity(bytes.len());
-            let ends: Vec<u32> =
-                list.iter().skip(1).map(|p| p.at).chain(std::iter::once(bytes.len() as u32)).collect();
-            let mut kept = Vec::with_capacity(list.len());
-            for (p, end) in list.iter().zip(ends) {
+        for list in &mut self.postings {
+            let mut kept = Postings::default();
+            for p in list.iter() {
                 let doc = map[p.doc as usize];
                 if doc != DEAD {
-                    kept.push(Posting { doc, tf: p.tf, at: packed.len() as u32 });
-                    packed.extend_from_slice(&bytes[p.at as usize..end as usize]);
+                    kept.push(doc, p.flags(), p.positions);
                 }
             }
+            kept.shrink();
             *list = kept;
-            *bytes = packed;
         }
         for id in self.by_path.values_mut() {
             *id = map[*id as usize];

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{DEAD, DocMeta, Posting, TAG_MARK, TITLE_WEIGHT, TextIndex, deltas};
+use super::{DEAD, DocMeta, Postings, TAG_MARK, TITLE_WEIGHT, TextIndex, deltas};
 use crate::index::query::{Clause, Query};
 use crate::index::tokenize::{fold, tokens};
 use crate::vault::VaultPath;
@@ -51,11 +51,13 @@ struct Acc {
     scores: Vec<f32>,
     masks: Vec<u64>,
     touched: Vec<u32>,
+    /// How many of the query's words are among each note's title words.
+    titles: Vec<u32>,
 }
 
 impl Acc {
     fn new(n: usize) -> Self {
-        Self { scores: vec![0.0; n], masks: vec![0; n], touched: Vec::new() }
+        Self { scores: vec![0.0; n], masks: vec![0; n], touched: Vec::new(), titles: vec![0; n] }
     }
 
     fn add(&mut self, doc: u32, bit: usize, score: f32) {
@@ -123,14 +125,9 @@ impl TextIndex {
             self.score(clause, bit, &mut acc);
         }
         let full = if must.len() == MAX_CLAUSES { u64::MAX } else { (1u64 << must.len()) - 1 };
-        let words: Vec<Option<u32>> =
-            must.iter().flat_map(Clause::words).map(|w| self.vocab.get(w)).collect();
-        let in_title = self.title_counts(&words);
+        let words: usize = must.iter().map(|c| c.words().len()).sum();
         // 1 plus the share of the query's words found in the note's title words (so up to 2×).
-        let boost = |d: u32| match in_title.get(d as usize) {
-            Some(&found) => 1.0 + found as f32 / words.len() as f32,
-            None => 1.0,
-        };
+        let boost = |d: u32| 1.0 + acc.titles[d as usize] as f32 / words as f32;
         let pick = |relaxed: bool| -> Vec<(f32, u32)> {
             acc.touched
                 .iter()
@@ -174,17 +171,25 @@ impl TextIndex {
         let avg = self.avg_len();
         match clause {
             Clause::Word(word) => {
+                // A word (not a pattern) counts for the title boost where it is a title word.
+                let whole = !word.contains('*');
                 for term in self.expand(word) {
                     let idf = self.idf(term);
-                    for p in &self.postings[term as usize] {
+                    for p in self.postings[term as usize].iter() {
                         let len = self.lens[p.doc as usize];
                         if len != DEAD {
                             acc.add(p.doc, bit, idf * Self::tf_norm(p.tf(), len, avg));
+                            acc.titles[p.doc as usize] += u32::from(whole && p.in_title());
                         }
                     }
                 }
             }
             Clause::Phrase(words) => {
+                for term in words.iter().filter_map(|w| self.vocab.get(w)) {
+                    for p in self.postings[term as usize].iter().filter(|p| p.in_title()) {
+                        acc.titles[p.doc as usize] += 1;
+                    }
+                }
                 let Some(ids) = self.phrase_terms(words) else { return };
                 let idf: f32 = ids.iter().map(|&t| self.idf(t)).sum();
                 for (doc, count) in self.phrase_docs(&ids) {
@@ -201,27 +206,25 @@ impl TextIndex {
     /// The live notes where the terms `ids` follow each other, with the weighted count. The
     /// postings of every term are walked together (all are sorted by note id), from the rarest.
     fn phrase_docs(&self, ids: &[u32]) -> Vec<(u32, u32)> {
-        let lists: Vec<&[Posting]> = ids.iter().map(|&t| self.postings[t as usize].as_slice()).collect();
+        let lists: Vec<&Postings> = ids.iter().map(|&t| &self.postings[t as usize]).collect();
         let Some(rarest) = (0..ids.len()).min_by_key(|&k| lists[k].len()) else { return Vec::new() };
-        let mut cursors = vec![0usize; ids.len()];
+        let mut cursors: Vec<_> = lists.iter().map(|l| l.cursor()).collect();
         let mut starts: Vec<u32> = Vec::new();
-        let mut bytes: Vec<&[u8]> = Vec::with_capacity(ids.len());
+        let mut bytes: Vec<&[u8]> = vec![&[]; ids.len()];
         let mut out = Vec::new();
-        'docs: for p in lists[rarest] {
+        'docs: for p in lists[rarest].iter() {
             let len = self.lens[p.doc as usize];
             if len == DEAD {
                 continue;
             }
-            for (list, c) in lists.iter().zip(&mut cursors) {
-                *c = seek(list, *c, p.doc);
-                if list.get(*c).is_none_or(|q| q.doc != p.doc) {
-                    continue 'docs;
+            for (k, cursor) in cursors.iter_mut().enumerate() {
+                match cursor.seek(p.doc) {
+                    Some(q) if q.doc == p.doc => bytes[k] = q.positions,
+                    _ => continue 'docs,
                 }
             }
             // Phrase starts from the term with the fewest position bytes in this note, then
             // kept only where every other term follows at its offset.
-            bytes.clear();
-            bytes.extend(ids.iter().zip(&cursors).map(|(&term, &i)| self.position_bytes(term, i)));
             let Some(anchor) = (0..ids.len()).min_by_key(|&k| bytes[k].len()) else { continue };
             starts.clear();
             starts.extend(deltas(bytes[anchor]).filter_map(|pos| pos.checked_sub(anchor as u32)));
@@ -247,20 +250,6 @@ impl TextIndex {
         out
     }
 
-    /// The packed positions of the `i`th posting of `term`.
-    fn position_bytes(&self, term: u32, i: usize) -> &[u8] {
-        let list = &self.postings[term as usize];
-        let bytes = &self.positions[term as usize];
-        let end = list.get(i + 1).map_or(bytes.len(), |p| p.at as usize);
-        &bytes[list[i].at as usize..end]
-    }
-
-    /// The positions of the `i`th posting of `term`, into `out` (cleared first).
-    fn positions_at(&self, term: u32, i: usize, out: &mut Vec<u32>) {
-        out.clear();
-        out.extend(deltas(self.position_bytes(term, i)));
-    }
-
     /// Note ids `query` rules out, as a flag per id (empty when it rules out none): those
     /// matching a `-word` or `-"phrase"`, carrying a `-tag:`, or missing a `tag:`.
     fn excluded(&self, query: &Query) -> Vec<bool> {
@@ -268,8 +257,8 @@ impl TextIndex {
             return Vec::new();
         }
         let mut out = vec![false; self.docs.len()];
-        let mark = |postings: &[Posting], out: &mut Vec<bool>| {
-            for p in postings {
+        let mark = |postings: &Postings, out: &mut Vec<bool>| {
+            for p in postings.iter() {
                 out[p.doc as usize] = true;
             }
         };
@@ -306,24 +295,6 @@ impl TextIndex {
         out
     }
 
-    /// Per note id, how many of `words` (each time it is listed) are among the note's title
-    /// words; empty when none of them is a known word. Read from the postings, in order.
-    fn title_counts(&self, words: &[Option<u32>]) -> Vec<u32> {
-        let mut terms: Vec<u32> = words.iter().flatten().copied().collect();
-        if terms.is_empty() {
-            return Vec::new();
-        }
-        terms.sort_unstable();
-        let mut counts = vec![0u32; self.docs.len()];
-        for run in terms.chunk_by(|a, b| a == b) {
-            let times = run.len() as u32;
-            for p in self.postings[run[0] as usize].iter().filter(|p| p.in_title()) {
-                counts[p.doc as usize] += times;
-            }
-        }
-        counts
-    }
-
     /// The notes most like the note at `path` by their distinctive words (its 25 highest by
     /// tf-idf, searched as one query), with a similarity in 0..=1 relative to the best.
     pub fn similar(&self, path: &VaultPath, limit: usize) -> Vec<(VaultPath, f64)> {
@@ -337,9 +308,8 @@ impl TextIndex {
                     && !self.vocab.term(t).starts_with(TAG_MARK)
             })
             .filter_map(|t| {
-                let list = &self.postings[t as usize];
-                let p = list.binary_search_by_key(&id, |p| p.doc).ok()?;
-                Some((list[p].tf() as f32 * self.idf(t), t))
+                let p = self.postings[t as usize].find(id)?;
+                Some((p.tf() as f32 * self.idf(t), t))
             })
             .collect();
         weights
@@ -349,7 +319,7 @@ impl TextIndex {
         let avg = self.avg_len();
         for &(_, term) in &weights {
             let idf = self.idf(term);
-            for p in &self.postings[term as usize] {
+            for p in self.postings[term as usize].iter() {
                 let len = self.lens[p.doc as usize];
                 if len != DEAD && p.doc != id {
                     acc.add(p.doc, 0, idf * Self::tf_norm(p.tf(), len, avg));
@@ -433,16 +403,18 @@ impl TextIndex {
         if sets.iter().flatten().count() == 1 {
             return Some(docs);
         }
-        let mut buf = Vec::new();
+        // Per set, a cursor on each term's postings: the notes are visited in id order.
+        let mut cursors: Vec<Vec<_>> = sets
+            .iter()
+            .map(|set| set.iter().flatten().map(|&t| self.postings[t as usize].cursor()).collect())
+            .collect();
         let mut at: Vec<Vec<u32>> = vec![Vec::new(); sets.len()];
         docs.retain(|&doc| {
             for (k, set) in sets.iter().enumerate() {
                 at[k].clear();
-                for &term in set.iter().flatten() {
-                    let list = &self.postings[term as usize];
-                    if let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) {
-                        self.positions_at(term, i, &mut buf);
-                        at[k].extend_from_slice(&buf);
+                for cursor in &mut cursors[k] {
+                    if let Some(p) = cursor.seek(doc).filter(|p| p.doc == doc) {
+                        at[k].extend(p.positions());
                     }
                 }
                 if set.is_some() && at[k].is_empty() {
@@ -480,7 +452,8 @@ impl TextIndex {
                     self.df[term]
                 ));
             }
-            if list.windows(2).any(|w| w[0].doc >= w[1].doc || w[0].at > w[1].at) {
+            let docs: Vec<u32> = list.iter().map(|p| p.doc).collect();
+            if docs.windows(2).any(|w| w[0] >= w[1]) {
                 report(format!("term `{}`: postings out of order", self.vocab.term(term as u32)));
             }
         }
@@ -497,7 +470,7 @@ impl TextIndex {
             total_len += u64::from(doc.len);
             for term in deltas(&doc.terms) {
                 pairs += 1;
-                if self.postings[term as usize].binary_search_by_key(&id, |p| p.doc).is_err() {
+                if self.postings[term as usize].find(id).is_none() {
                     report(format!("{path}: term `{}` has no posting", self.vocab.term(term)));
                 }
             }
@@ -517,19 +490,6 @@ impl TextIndex {
         }
         Integrity { notes: self.by_path.len(), postings: checked, problems }
     }
-}
-
-/// The index of the first posting of `list` at or after `from` whose note id is at least `doc`:
-/// a galloping search, as cheap as a step when the lists are about as dense.
-fn seek(list: &[Posting], from: usize, doc: u32) -> usize {
-    let mut step = 1;
-    let mut low = from;
-    while low + step < list.len() && list[low + step].doc < doc {
-        low += step;
-        step *= 2;
-    }
-    let high = (low + step + 1).min(list.len());
-    low + list[low..high].partition_point(|q| q.doc < doc)
 }
 
 #[derive(Debug, Clone, Copy)]
