@@ -15,7 +15,7 @@ mod vocab;
 
 use postings::Postings;
 
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
 
 use super::tokenize::tokens;
 use crate::vault::{FileMeta, VaultPath};
@@ -217,7 +217,8 @@ pub struct TextIndex {
     docs: Vec<Option<Doc>>,
     /// Body words per note id; `DEAD` for a dead id.
     lens: Vec<u32>,
-    by_path: BTreeMap<VaultPath, u32>,
+    /// The live note ids, by path.
+    by_path: Vec<u32>,
     total_len: u64,
     live_postings: usize,
     dead_postings: usize,
@@ -294,13 +295,13 @@ impl TextIndex {
 
     /// The modification time and size the note at `path` had when indexed.
     pub fn stamp(&self, path: &VaultPath) -> Option<(i64, u64)> {
-        let doc = self.doc(*self.by_path.get(path)?)?;
+        let doc = self.doc(self.id_of(path)?)?;
         Some((doc.mtime_ms, doc.size))
     }
 
     /// Every indexed note, by path.
     pub fn paths(&self) -> impl Iterator<Item = &VaultPath> {
-        self.by_path.keys()
+        self.by_path.iter().filter_map(|&id| self.doc(id)).map(|d| &d.path)
     }
 
     /// Approximate heap bytes held.
@@ -323,10 +324,14 @@ impl TextIndex {
     /// sorted (as [`Encoded::remap`] leaves them).
     pub fn push(&mut self, encoded: Encoded) {
         let Encoded { meta, len, terms, bytes } = encoded;
-        if let Some(old) = self.by_path.get(&meta.path).copied() {
-            self.kill(old);
-        }
         let id = self.docs.len() as u32;
+        match self.find_path(&meta.path) {
+            Ok(at) => {
+                let old = std::mem::replace(&mut self.by_path[at], id);
+                self.kill(old);
+            }
+            Err(at) => self.by_path.insert(at, id),
+        }
         let mut term_list = Vec::with_capacity(terms.len() * 2);
         let mut prev = 0;
         for t in &terms {
@@ -347,14 +352,14 @@ impl TextIndex {
         }
         self.total_len += u64::from(doc.len);
         self.lens.push(doc.len);
-        self.by_path.insert(doc.path.clone(), id);
         self.docs.push(Some(doc));
         self.maybe_compact();
     }
 
     /// Drops the note at `path`; returns whether it was indexed.
     pub fn remove(&mut self, path: &VaultPath) -> bool {
-        let Some(id) = self.by_path.remove(path) else { return false };
+        let Ok(at) = self.find_path(path) else { return false };
+        let id = self.by_path.remove(at);
         self.kill(id);
         self.maybe_compact();
         true
@@ -400,12 +405,23 @@ impl TextIndex {
             kept.shrink();
             *list = kept;
         }
-        for id in self.by_path.values_mut() {
+        for id in &mut self.by_path {
             *id = map[*id as usize];
         }
         self.docs = docs;
         self.lens = lens;
         self.dead_postings = 0;
+    }
+
+    /// Where the note at `path` is in `by_path` (or would be).
+    fn find_path(&self, path: &VaultPath) -> Result<usize, usize> {
+        // Every id listed is live.
+        self.by_path.binary_search_by(|&id| self.doc(id).map_or(Ordering::Less, |d| d.path.cmp(path)))
+    }
+
+    /// The id of the note at `path`.
+    fn id_of(&self, path: &VaultPath) -> Option<u32> {
+        self.find_path(path).ok().map(|at| self.by_path[at])
     }
 
     fn doc(&self, id: u32) -> Option<&Doc> {

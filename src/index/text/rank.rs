@@ -106,12 +106,8 @@ impl TextIndex {
         let excluded = self.excluded(query);
         let out = |d: u32| excluded.get(d as usize).copied().unwrap_or(false);
         if must.is_empty() {
-            let ids: Vec<u32> = self
-                .by_path
-                .values()
-                .copied()
-                .filter(|&d| !out(d) && self.meta(d).is_some_and(keep))
-                .collect();
+            let ids: Vec<u32> =
+                self.by_path.iter().copied().filter(|&d| !out(d) && self.meta(d).is_some_and(keep)).collect();
             let hits = ids
                 .iter()
                 .skip(offset)
@@ -298,7 +294,7 @@ impl TextIndex {
     /// The notes most like the note at `path` by their distinctive words (its 25 highest by
     /// tf-idf, searched as one query), with a similarity in 0..=1 relative to the best.
     pub fn similar(&self, path: &VaultPath, limit: usize) -> Vec<(VaultPath, f64)> {
-        let Some(&id) = self.by_path.get(path) else { return Vec::new() };
+        let Some(id) = self.id_of(path) else { return Vec::new() };
         let Some(doc) = self.doc(id) else { return Vec::new() };
         let n = self.by_path.len() as u32;
         let mut weights: Vec<(f32, u32)> = deltas(&doc.terms)
@@ -381,7 +377,8 @@ impl TextIndex {
             sets.push((terms.len() <= MAX_LITERAL_TERMS).then_some(terms));
         }
         let docs = self.consecutive(&sets)?;
-        Some(self.by_path.iter().filter(|(_, id)| docs.binary_search(id).is_ok()).map(|(p, _)| p).collect())
+        let kept = self.by_path.iter().filter(|id| docs.binary_search(id).is_ok());
+        Some(kept.map(|&id| self.path_of(id)).collect())
     }
 
     /// The live note ids, sorted, where some term of each set of `sets` stands at consecutive
@@ -459,14 +456,17 @@ impl TextIndex {
         }
         let mut total_len = 0u64;
         let mut pairs = 0usize;
-        for (path, &id) in &self.by_path {
+        let mut previous: Option<&VaultPath> = None;
+        for &id in &self.by_path {
             let Some(doc) = self.doc(id) else {
-                report(format!("{path}: its id {id} is dead"));
+                report(format!("note id {id} is listed but dead"));
                 continue;
             };
-            if doc.path != *path || self.lens[id as usize] != doc.len {
+            let path = &doc.path;
+            if previous.is_some_and(|p| p >= path) || self.lens[id as usize] != doc.len {
                 report(format!("{path}: the path table and the note disagree"));
             }
+            previous = Some(path);
             total_len += u64::from(doc.len);
             for term in deltas(&doc.terms) {
                 pairs += 1;
