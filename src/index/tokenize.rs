@@ -171,12 +171,10 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Whether `pattern` (folded, with `*` for any run of characters) matches the whole of `term`.
 pub fn wildcard_match(pattern: &str, term: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or("");
+    let Some((first, after)) = pattern.split_once('*') else { return pattern == term };
     let Some(mut rest) = term.strip_prefix(first) else { return false };
-    let parts: Vec<&str> = parts.collect();
-    let Some((last, middle)) = parts.split_last() else { return rest.is_empty() };
-    for part in middle {
+    let (middle, last) = after.rsplit_once('*').unwrap_or(("", after));
+    for part in middle.split('*') {
         match rest.find(part) {
             Some(i) => rest = &rest[i + part.len()..],
             None => return false,

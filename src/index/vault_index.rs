@@ -111,9 +111,16 @@ impl Scope {
 
     /// Whether the note at `path`, modified at `mtime_ms`, is in the scope.
     pub fn contains(&self, path: &VaultPath, mtime_ms: i64) -> bool {
-        path.is_within(&self.folder)
-            && self.since_ms.is_none_or(|t| mtime_ms >= t)
-            && self.until_ms.is_none_or(|t| mtime_ms <= t)
+        self.contains_path(path.as_str(), mtime_ms)
+    }
+
+    /// [`Scope::contains`] for a path as text (vault-relative, as a [`VaultPath`] writes it).
+    pub fn contains_path(&self, path: &str, mtime_ms: i64) -> bool {
+        let folder = self.folder.as_str();
+        let within = folder.is_empty()
+            || path == folder
+            || (path.starts_with(folder) && path.as_bytes().get(folder.len()) == Some(&b'/'));
+        within && self.since_ms.is_none_or(|t| mtime_ms >= t) && self.until_ms.is_none_or(|t| mtime_ms <= t)
     }
 }
 
@@ -321,7 +328,14 @@ impl VaultIndex {
     /// The notes in `scope` that match `query` (words, phrases, exclusions, `tag:`, `path:` and
     /// `file:` filters), best first; see [`TextIndex::search`].
     pub fn search(&self, query: &Query, scope: &Scope, offset: usize, limit: usize) -> Page {
-        let keep = |m: DocMeta<'_>| scope.contains(m.path, m.mtime_ms) && query.path_matches(m.path.as_str());
+        let everywhere = scope.folder.is_root()
+            && scope.since_ms.is_none()
+            && scope.until_ms.is_none()
+            && [&query.paths, &query.not_paths, &query.files, &query.not_files].iter().all(|f| f.is_empty());
+        if everywhere {
+            return self.text.search_everywhere(query, offset, limit);
+        }
+        let keep = |m: DocMeta<'_>| scope.contains_path(m.path, m.mtime_ms) && query.path_matches(m.path);
         self.text.search(query, &keep, offset, limit)
     }
 

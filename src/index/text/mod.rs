@@ -188,6 +188,8 @@ impl Iterator for Deltas<'_> {
 #[derive(Debug, Clone)]
 struct Doc {
     path: VaultPath,
+    /// Where the path is in the index's `path_text`.
+    path_at: u32,
     mtime_ms: i64,
     size: u64,
     /// Words in the body.
@@ -200,7 +202,7 @@ struct Doc {
 #[derive(Debug, Clone, Copy)]
 pub struct DocMeta<'a> {
     /// Vault-relative path.
-    pub path: &'a VaultPath,
+    pub path: &'a str,
     /// Last modification, ms since the Unix epoch.
     pub mtime_ms: i64,
     /// Size in bytes.
@@ -219,6 +221,9 @@ pub struct TextIndex {
     lens: Vec<u32>,
     /// The live note ids, by path.
     by_path: Vec<u32>,
+    /// Every note's path, one after another in id order (dead ones' too, until compaction):
+    /// filters read them here, close together, instead of one allocation per note.
+    path_text: String,
     total_len: u64,
     live_postings: usize,
     dead_postings: usize,
@@ -258,6 +263,7 @@ impl TextIndex {
         }
         self.docs.shrink_to_fit();
         self.lens.shrink_to_fit();
+        self.path_text.shrink_to_fit();
     }
 
     /// Adds the words of a worker's vocabulary; returns the map from its ids to the index's.
@@ -310,7 +316,12 @@ impl TextIndex {
         let postings: usize = self.postings.iter().map(|p| p.heap_bytes() + 56).sum();
         let docs: usize =
             self.docs.iter().flatten().map(|d| d.terms.len() + d.path.as_str().len() * 2 + 150).sum();
-        vocab + postings + docs + self.docs.capacity() * 8 + self.lens.capacity() * 4
+        vocab
+            + postings
+            + docs
+            + self.docs.capacity() * 8
+            + self.lens.capacity() * 4
+            + self.path_text.capacity()
     }
 
     /// Adds or replaces the note `meta` with its text, title words (name, aliases, …) and tags.
@@ -338,8 +349,11 @@ impl TextIndex {
             put_varint(&mut term_list, t.term - prev);
             prev = t.term;
         }
+        let path_at = self.path_text.len() as u32;
+        self.path_text.push_str(meta.path.as_str());
         let doc = Doc {
             path: meta.path,
+            path_at,
             mtime_ms: meta.mtime_ms,
             size: meta.size,
             len,
@@ -405,6 +419,11 @@ impl TextIndex {
             kept.shrink();
             *list = kept;
         }
+        self.path_text = String::with_capacity(self.path_text.len());
+        for doc in docs.iter_mut().flatten() {
+            doc.path_at = self.path_text.len() as u32;
+            self.path_text.push_str(doc.path.as_str());
+        }
         for id in &mut self.by_path {
             *id = map[*id as usize];
         }
@@ -429,7 +448,10 @@ impl TextIndex {
     }
 
     fn meta(&self, id: u32) -> Option<DocMeta<'_>> {
-        self.doc(id).map(|d| DocMeta { path: &d.path, mtime_ms: d.mtime_ms, size: d.size })
+        let d = self.doc(id)?;
+        let at = d.path_at as usize;
+        let path = &self.path_text[at..at + d.path.as_str().len()];
+        Some(DocMeta { path, mtime_ms: d.mtime_ms, size: d.size })
     }
 
     /// The term ids a folded word (with `*` wildcards) stands for, among terms in use.
@@ -440,9 +462,9 @@ impl TextIndex {
         self.vocab
             .iter()
             .filter(|(id, t)| {
-                self.df[*id as usize] > 0
+                super::tokenize::wildcard_match(word, t)
                     && !t.starts_with(TAG_MARK)
-                    && super::tokenize::wildcard_match(word, t)
+                    && self.df[*id as usize] > 0
             })
             .map(|(id, _)| id)
             .collect()

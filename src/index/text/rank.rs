@@ -102,12 +102,29 @@ impl TextIndex {
         offset: usize,
         limit: usize,
     ) -> Page {
+        self.search_in(query, Some(keep), offset, limit)
+    }
+
+    /// [`TextIndex::search`] over every note (no note to ask `keep` about: faster when most
+    /// notes match).
+    pub fn search_everywhere(&self, query: &Query, offset: usize, limit: usize) -> Page {
+        self.search_in(query, None, offset, limit)
+    }
+
+    fn search_in(
+        &self,
+        query: &Query,
+        keep: Option<&dyn Fn(DocMeta<'_>) -> bool>,
+        offset: usize,
+        limit: usize,
+    ) -> Page {
         let must = &query.must[..query.must.len().min(MAX_CLAUSES)];
         let excluded = self.excluded(query);
         let out = |d: u32| excluded.get(d as usize).copied().unwrap_or(false);
+        // Every id asked about is live (a posting's whose length is not `DEAD`, or listed).
+        let kept = |d: u32| keep.is_none_or(|keep| self.meta(d).is_some_and(keep));
         if must.is_empty() {
-            let ids: Vec<u32> =
-                self.by_path.iter().copied().filter(|&d| !out(d) && self.meta(d).is_some_and(keep)).collect();
+            let ids: Vec<u32> = self.by_path.iter().copied().filter(|&d| !out(d) && kept(d)).collect();
             let hits = ids
                 .iter()
                 .skip(offset)
@@ -130,7 +147,7 @@ impl TextIndex {
                 .copied()
                 .filter(|&d| {
                     let m = acc.masks[d as usize];
-                    (if relaxed { m != 0 } else { m == full }) && !out(d) && self.meta(d).is_some_and(keep)
+                    (if relaxed { m != 0 } else { m == full }) && !out(d) && kept(d)
                 })
                 .map(|d| (acc.scores[d as usize] * boost(d), d))
                 .collect()
