@@ -93,6 +93,35 @@ impl FsVault {
         }
     }
 
+    /// Reads the note at `path` by opening it, then asking the kernel where the open file is
+    /// (`/proc/self/fd`): one call instead of resolving every part of the path (which the index
+    /// build pays for every note), and the check is on the very file read. `None` when the
+    /// file cannot be opened or the kernel not asked: then [`FsVault::resolve`] decides, and
+    /// says why.
+    #[cfg(target_os = "linux")]
+    fn read_opened(&self, path: &VaultPath) -> Option<Result<String, VaultError>> {
+        use std::io::Read as _;
+        use std::os::fd::AsRawFd as _;
+        let mut file = fs::File::open(self.root.join(path.as_str())).ok()?;
+        let real = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+        if !real.starts_with(&self.root) {
+            return Some(Err(VaultError::OutsideVault { path: path.to_string() }));
+        }
+        let md = file.metadata().ok()?;
+        if md.is_dir() {
+            return Some(Err(VaultError::WrongKind {
+                path: path.to_string(),
+                expected: "file",
+                found: "folder",
+            }));
+        }
+        let mut bytes = Vec::with_capacity(md.len() as usize + 1);
+        if let Err(e) = file.read_to_end(&mut bytes) {
+            return Some(Err(Self::io(path, e)));
+        }
+        Some(String::from_utf8(bytes).map_err(|_| VaultError::NotText { path: path.to_string() }))
+    }
+
     fn io(path: &VaultPath, source: std::io::Error) -> VaultError {
         match source.kind() {
             std::io::ErrorKind::NotFound => VaultError::NotFound { path: path.to_string() },
@@ -194,6 +223,10 @@ impl Vault for FsVault {
     }
 
     fn read(&self, path: &VaultPath) -> Result<String, VaultError> {
+        #[cfg(target_os = "linux")]
+        if let Some(read) = self.read_opened(path) {
+            return read;
+        }
         let full = self.resolve(path)?;
         if full.is_dir() {
             return Err(VaultError::WrongKind { path: path.to_string(), expected: "file", found: "folder" });
