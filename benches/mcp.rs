@@ -121,6 +121,8 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     println!("start -> index ready (10 ms polls): {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
+    let mut peak = server.peak_kb();
+    println!("peak memory once the index is ready: {}", times_markdown(peak, bytes));
     let calls: Vec<(&str, Value)> = vec![
         ("get_note_metadata", json!({"path": vaultgen::note_path(1, notes)})),
         ("get_note_content", json!({"path": vaultgen::note_path(2, notes)})),
@@ -158,14 +160,18 @@ fn main() {
             percentile(&mut samples, 0.95),
             args.to_string().chars().take(60).collect::<String>()
         );
+        if server.peak_kb() > peak {
+            peak = server.peak_kb();
+            println!("    peak memory grew: {}", times_markdown(peak, bytes));
+        }
     }
     scan_versus_ripgrep(&mut server, dir.path());
-    let peak = server.peak_kb();
-    println!(
-        "peak memory {:.1} MB = {:.2}x the Markdown",
-        peak as f64 / 1e3,
-        peak as f64 * 1e3 / bytes as f64
-    );
+    println!("peak memory {}", times_markdown(server.peak_kb(), bytes));
+}
+
+/// A peak in kB as megabytes and as a multiple of the vault's Markdown size.
+fn times_markdown(peak_kb: u64, bytes: u64) -> String {
+    format!("{:.1} MB = {:.2}x the Markdown", peak_kb as f64 / 1e3, peak_kb as f64 * 1e3 / bytes as f64)
 }
 
 /// A regular expression over every note (`obsidian_global_search` in regex mode: every file read

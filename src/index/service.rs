@@ -228,7 +228,6 @@ struct Shared {
 #[derive(Debug)]
 pub struct IndexService {
     shared: Arc<Shared>,
-    watcher: Mutex<Option<notify::RecommendedWatcher>>,
     /// The vault's issues, as of a generation of the index.
     issues: Mutex<Option<(u64, Arc<Vec<Issue>>)>>,
 }
@@ -304,20 +303,13 @@ impl IndexService {
             generation: AtomicU64::new(0),
             listeners: listeners::Listeners::default(),
         });
-        let watcher = if options.watch {
-            match start_watcher(&shared) {
-                Ok(w) => Some(w),
-                Err(e) => {
-                    shared.info().watcher_error = Some(format!("cannot watch the vault: {e}"));
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        shared.info().watching = watcher.is_some();
         let worker = Arc::clone(&shared);
         let spawned = std::thread::Builder::new().name("scholia-index".into()).spawn(move || {
+            // The watcher is set up here, not before `start` returns: watching a large vault
+            // (one inotify watch per folder) would delay the server's first answer. It starts
+            // before the first build lists the vault, so no change is missed; the thread owns
+            // it and drops it when the service stops.
+            let _watcher = options.watch.then(|| worker.watch()).flatten();
             worker.first_build(options.gate);
             worker.maintain();
         });
@@ -326,7 +318,7 @@ impl IndexService {
             info.state = State::Failed;
             info.error = Some(format!("cannot start the index thread: {e}"));
         }
-        Self { shared, watcher: Mutex::new(watcher), issues: Mutex::new(None) }
+        Self { shared, issues: Mutex::new(None) }
     }
 
     /// The state, counts and timings.
@@ -509,7 +501,6 @@ impl Drop for IndexService {
     fn drop(&mut self) {
         self.shared.shutdown.store(true, Ordering::SeqCst);
         self.shared.wake.notify_all();
-        self.watcher.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
 
@@ -614,6 +605,19 @@ impl Shared {
         pending.last = Some(now);
         self.events.fetch_add(1, Ordering::Relaxed);
         self.wake.notify_all();
+    }
+
+    /// Starts the file watcher and records whether it runs (and if not, why).
+    fn watch(self: &Arc<Self>) -> Option<notify::RecommendedWatcher> {
+        let watcher = match start_watcher(self) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                self.info().watcher_error = Some(format!("cannot watch the vault: {e}"));
+                None
+            }
+        };
+        self.info().watching = watcher.is_some();
+        watcher
     }
 
     fn first_build(&self, gate: Option<BuildGate>) {
