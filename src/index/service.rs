@@ -6,7 +6,7 @@
 //! One maintenance thread runs the first build, then applies watcher events and polls. Readers
 //! share a lock with it; a change holds the write side only while it is applied.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::graph::{Attachment, Graph, Issue};
-use super::text::{Encoded, Integrity, TextIndex, Vocab};
+use super::text::{Integrity, TextBuilder, Vocab};
 use super::{Changes, NoteChanges, NoteDraft, VaultIndex};
 use crate::vault::{FileMeta, FsVault, Vault, VaultError, VaultPath};
 
@@ -522,36 +522,6 @@ fn vault_path(root: &Path, file: &Path) -> Option<VaultPath> {
     VaultPath::new(&text).ok()
 }
 
-/// [`VaultIndex::assemble`] with the text index and the graph built side by side.
-fn assemble(
-    parts: Vec<(Vocab, Vec<NoteDraft>)>,
-    attachments: Vec<Attachment>,
-    root: &VaultPath,
-) -> Result<VaultIndex, String> {
-    let mut notes = Vec::new();
-    let texts: Vec<(Vocab, Vec<Encoded>)> = parts
-        .into_iter()
-        .map(|(vocab, drafts)| {
-            let encoded = drafts
-                .into_iter()
-                .map(|d| {
-                    let (note, doc) = d.into_parts();
-                    notes.push(note);
-                    doc
-                })
-                .collect();
-            (vocab, encoded)
-        })
-        .collect();
-    let (text, graph) = std::thread::scope(|scope| {
-        let text = scope.spawn(|| TextIndex::from_parts(texts));
-        let graph = Graph::from_parts(notes, attachments);
-        (text.join(), graph)
-    });
-    let text = text.map_err(|_| "the text index could not be built".to_string())?;
-    Ok(VaultIndex::from_parts(text, graph, root))
-}
-
 fn ms_since_epoch() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
@@ -762,18 +732,53 @@ impl Shared {
         let threads = self.threads.clamp(1, notes.len().div_ceil(BATCH).max(1));
         let next = AtomicUsize::new(0);
         let bytes = AtomicU64::new(0);
-        let parts: Vec<(Vocab, Vec<NoteDraft>)> = std::thread::scope(|scope| {
+        // Workers read and parse batches of notes and send them here as they finish each one;
+        // this thread puts them in the text index in path order meanwhile. Packed notes live
+        // only between the two, not all at once (that was a third of the peak memory).
+        let (send, receive) = std::sync::mpsc::channel::<Batch>();
+        let mut text = TextBuilder::new();
+        let mut graph_notes = Vec::with_capacity(notes.len());
+        let complete = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
-                .map(|_| scope.spawn(|| self.read_notes(&notes, &next, &bytes, progress)))
+                .map(|worker| {
+                    let send = send.clone();
+                    let (notes, next, bytes) = (&notes, &next, &bytes);
+                    scope.spawn(move || self.read_notes(worker, notes, next, bytes, progress, &send))
+                })
                 .collect();
-            workers.into_iter().filter_map(|w| w.join().ok()).collect()
+            drop(send);
+            let mut waiting = BTreeMap::new();
+            let mut due = 0;
+            for batch in receive {
+                text.adopt(batch.worker, batch.words.iter().map(|w| &**w));
+                waiting.insert(batch.start, batch);
+                while let Some(batch) = waiting.remove(&due) {
+                    due += BATCH;
+                    for draft in batch.drafts {
+                        let (note, doc) = draft.into_parts();
+                        text.push(batch.worker, doc);
+                        graph_notes.push(note);
+                    }
+                }
+            }
+            // A worker that panicked left a batch out: no index rather than one missing notes.
+            workers.into_iter().all(|w| w.join().is_ok()) && waiting.is_empty()
         });
         if self.shutdown.load(Ordering::Relaxed) {
             return Err("the server stopped".into());
         }
+        if !complete {
+            return Err("a thread reading the notes failed; the index was not built (see the log)".into());
+        }
         let read_ms = read_start.elapsed().as_secs_f64() * 1e3;
         let assemble_start = Instant::now();
-        let index = assemble(parts, attachments, &root)?;
+        let (text, graph) = std::thread::scope(|scope| {
+            let text = scope.spawn(|| text.finish());
+            let graph = Graph::from_parts(graph_notes, attachments);
+            (text.join(), graph)
+        });
+        let text = text.map_err(|_| "the text index could not be built".to_string())?;
+        let index = VaultIndex::from_parts(text, graph, &root);
         let times = BuildTimes {
             list_ms,
             read_ms,
@@ -787,16 +792,18 @@ impl Shared {
     }
 
     /// One worker: takes batches of notes until none is left; each note is read, parsed and
-    /// tokenized against the worker's own vocabulary.
+    /// tokenized against the worker's own vocabulary, and each batch sent with the words it
+    /// added to that vocabulary.
     fn read_notes(
         &self,
+        worker: usize,
         notes: &[FileMeta],
         next: &AtomicUsize,
         bytes: &AtomicU64,
         progress: Option<&(dyn Fn(usize, usize) + Sync)>,
-    ) -> (Vocab, Vec<NoteDraft>) {
+        send: &std::sync::mpsc::Sender<Batch>,
+    ) {
         let mut vocab = Vocab::new();
-        let mut drafts = Vec::new();
         loop {
             if self.shutdown.load(Ordering::Relaxed) {
                 break;
@@ -805,7 +812,9 @@ impl Shared {
             if start >= notes.len() {
                 break;
             }
+            let known = vocab.len();
             let batch = &notes[start..(start + BATCH).min(notes.len())];
+            let mut drafts = Vec::with_capacity(batch.len());
             for meta in batch {
                 let text = self.vault.read(&meta.path);
                 if matches!(text, Err(VaultError::NotFound { .. })) {
@@ -814,13 +823,25 @@ impl Shared {
                 bytes.fetch_add(text.as_ref().map_or(0, |t| t.len() as u64), Ordering::Relaxed);
                 drafts.push(NoteDraft::new(&mut vocab, meta, &text));
             }
+            let words = vocab.words_from(known).map(Box::from).collect();
             let done = self.done.fetch_add(batch.len(), Ordering::Relaxed) + batch.len();
+            if send.send(Batch { worker, start, words, drafts }).is_err() {
+                break;
+            }
             if let Some(report) = progress {
                 report(done, notes.len());
             }
         }
-        (vocab, drafts)
     }
+}
+
+/// A batch of notes a worker read: from note `start` of the listing on.
+struct Batch {
+    worker: usize,
+    start: usize,
+    /// The words the worker's vocabulary learnt from these notes.
+    words: Vec<Box<str>>,
+    drafts: Vec<NoteDraft>,
 }
 
 /// Milliseconds to a tenth: what a person reads in a status answer.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::changed::NoteChanges;
 use super::graph::{Attachment, Graph, GraphNote};
 use super::query::Query;
-use super::text::{DocMeta, Encoded, Integrity, Page, TextIndex, Vocab};
+use super::text::{DocMeta, Encoded, Integrity, Page, TextBuilder, TextIndex, Vocab};
 use crate::note::frontmatter::scalar_string;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
@@ -137,44 +137,26 @@ impl VaultIndex {
     pub fn build(vault: &dyn Vault, folder: &VaultPath) -> Result<Self, VaultError> {
         let files = vault.list(folder)?;
         let mut vocab = Vocab::new();
-        let mut drafts = Vec::new();
+        let mut text = TextBuilder::new();
+        let mut notes = Vec::new();
         let mut attachments = Vec::new();
         for file in &files {
             if !file.path.is_markdown() {
                 attachments.push(Attachment::of(file));
                 continue;
             }
-            let text = vault.read(&file.path);
-            if !matches!(text, Err(VaultError::NotFound { .. })) {
-                drafts.push(NoteDraft::new(&mut vocab, file, &text));
+            let read = vault.read(&file.path);
+            if matches!(read, Err(VaultError::NotFound { .. })) {
+                continue;
             }
+            let known = vocab.len();
+            let (note, doc) = NoteDraft::new(&mut vocab, file, &read).into_parts();
+            text.adopt(0, vocab.words_from(known));
+            text.push(0, doc);
+            notes.push(note);
         }
-        Ok(Self::assemble(vec![(vocab, drafts)], attachments, folder))
-    }
-
-    /// An index from drafts made by several workers (each part: the worker's vocabulary and its
-    /// drafts) and the attachments, for the notes under `folder`.
-    pub fn assemble(
-        parts: Vec<(Vocab, Vec<NoteDraft>)>,
-        attachments: Vec<Attachment>,
-        folder: &VaultPath,
-    ) -> Self {
-        let mut notes = Vec::new();
-        let parts = parts
-            .into_iter()
-            .map(|(vocab, drafts)| {
-                let docs = drafts
-                    .into_iter()
-                    .map(|d| {
-                        notes.push(d.note);
-                        d.doc
-                    })
-                    .collect();
-                (vocab, docs)
-            })
-            .collect();
-        let text = TextIndex::from_parts(parts);
-        Self { text, graph: Graph::from_parts(notes, attachments), folder: folder.clone() }
+        let graph = Graph::from_parts(notes, attachments);
+        Ok(Self { text: text.finish(), graph, folder: folder.clone() })
     }
 
     /// An index from a text index and a graph built separately over the notes under `folder`.

@@ -184,6 +184,46 @@ impl Iterator for Deltas<'_> {
     }
 }
 
+/// Builds a [`TextIndex`] from notes packed by several workers, each against its own
+/// [`Vocab`], as they come: each worker's new words are adopted as they arrive, and its notes
+/// pushed (in path order, so that note ids follow the paths) without waiting for the others.
+#[derive(Debug, Default)]
+pub struct TextBuilder {
+    index: TextIndex,
+    /// Per worker, its term ids to the index's.
+    maps: Vec<Vec<u32>>,
+}
+
+impl TextBuilder {
+    /// A builder of an empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adopts the words worker `worker` added to its vocabulary since its last call (see
+    /// [`Vocab::words_from`]), in the order of their ids.
+    pub fn adopt<'a>(&mut self, worker: usize, words: impl IntoIterator<Item = &'a str>) {
+        let Self { index, maps } = self;
+        if maps.len() <= worker {
+            maps.resize_with(worker + 1, Vec::new);
+        }
+        maps[worker].extend(words.into_iter().map(|w| index.vocab.intern(w)));
+        index.grow();
+    }
+
+    /// Adds a note packed by worker `worker`, whose words it adopted first.
+    pub fn push(&mut self, worker: usize, mut doc: Encoded) {
+        doc.remap(&self.maps[worker]);
+        self.index.push(doc);
+    }
+
+    /// The index, every table shrunk to fit.
+    pub fn finish(mut self) -> TextIndex {
+        self.index.shrink();
+        self.index
+    }
+}
+
 /// One indexed note.
 #[derive(Debug, Clone)]
 struct Doc {
@@ -235,26 +275,6 @@ impl TextIndex {
         Self::default()
     }
 
-    /// Builds an index from notes packed by several workers, each against its own vocabulary;
-    /// note ids follow the paths' order. Every table is shrunk to fit.
-    pub fn from_parts(parts: Vec<(Vocab, Vec<Encoded>)>) -> Self {
-        let mut index = Self::new();
-        let mut all = Vec::new();
-        for (vocab, notes) in parts {
-            let map = index.adopt(&vocab);
-            all.extend(notes.into_iter().map(|mut e| {
-                e.remap(&map);
-                e
-            }));
-        }
-        all.sort_by(|a, b| a.meta.path.cmp(&b.meta.path));
-        for encoded in all {
-            index.push(encoded);
-        }
-        index.shrink();
-        index
-    }
-
     /// Gives back spare capacity of every table.
     pub fn shrink(&mut self) {
         self.vocab.shrink();
@@ -264,13 +284,6 @@ impl TextIndex {
         self.docs.shrink_to_fit();
         self.lens.shrink_to_fit();
         self.path_text.shrink_to_fit();
-    }
-
-    /// Adds the words of a worker's vocabulary; returns the map from its ids to the index's.
-    pub fn adopt(&mut self, vocab: &Vocab) -> Vec<u32> {
-        let map = vocab.iter().map(|(_, t)| self.vocab.intern(t)).collect();
-        self.grow();
-        map
     }
 
     fn grow(&mut self) {

@@ -212,6 +212,11 @@ impl Vocab {
         (0..self.terms.len()).map(|i| (i as u32, self.terms.key(i)))
     }
 
+    /// The words of ids `from` and on, in the order of their ids.
+    pub fn words_from(&self, from: usize) -> impl Iterator<Item = &str> {
+        (from..self.terms.len()).map(|i| self.terms.key(i))
+    }
+
     /// Groups `pairs` (term id, anything) by term (a counting sort): returns the indices of
     /// `pairs` ordered by term id, each term's in their order in `pairs`, and where each
     /// term's run starts in them (with one more entry: the end).
