@@ -46,6 +46,15 @@ pub struct Integrity {
     pub problems: Vec<String>,
 }
 
+/// A note holding every word of a phrase (see [`TextIndex::phrase_docs`]).
+struct PhraseDoc {
+    doc: u32,
+    /// The phrase's weighted count (0: the words are not in a row).
+    count: u32,
+    /// How many of the words are among the note's title words.
+    titles: u32,
+}
+
 /// Scores per note id, which clauses each matched, and which ids were touched.
 struct Acc {
     scores: Vec<f32>,
@@ -198,15 +207,14 @@ impl TextIndex {
                 }
             }
             Clause::Phrase(words) => {
-                for term in words.iter().filter_map(|w| self.vocab.get(w)) {
-                    for p in self.postings[term as usize].iter().filter(|p| p.in_title()) {
-                        acc.titles[p.doc as usize] += 1;
-                    }
-                }
                 let Some(ids) = self.phrase_terms(words) else { return };
                 let idf: f32 = ids.iter().map(|&t| self.idf(t)).sum();
-                for (doc, count) in self.phrase_docs(&ids) {
-                    acc.add(doc, bit, idf * Self::tf_norm(count, self.lens[doc as usize], avg));
+                for found in self.phrase_docs(&ids) {
+                    let doc = found.doc as usize;
+                    acc.titles[doc] += found.titles;
+                    if found.count > 0 {
+                        acc.add(found.doc, bit, idf * Self::tf_norm(found.count, self.lens[doc], avg));
+                    }
                 }
             }
         }
@@ -216,9 +224,11 @@ impl TextIndex {
         words.iter().map(|w| self.vocab.get(w).filter(|&t| self.df[t as usize] > 0)).collect()
     }
 
-    /// The live notes where the terms `ids` follow each other, with the weighted count. The
-    /// postings of every term are walked together (all are sorted by note id), from the rarest.
-    fn phrase_docs(&self, ids: &[u32]) -> Vec<(u32, u32)> {
+    /// The live notes holding every term of `ids`: how many of the terms are among each
+    /// one's title words, and the weighted count of the phrase (0 where the terms do not follow
+    /// each other). The postings of every term are walked together (all are sorted by note
+    /// id), from the rarest.
+    fn phrase_docs(&self, ids: &[u32]) -> Vec<PhraseDoc> {
         let lists: Vec<&Postings> = ids.iter().map(|&t| &self.postings[t as usize]).collect();
         let Some(rarest) = (0..ids.len()).min_by_key(|&k| lists[k].len()) else { return Vec::new() };
         let mut cursors: Vec<_> = lists.iter().map(|l| l.cursor()).collect();
@@ -230,9 +240,13 @@ impl TextIndex {
             if len == DEAD {
                 continue;
             }
+            let mut titles = 0;
             for (k, cursor) in cursors.iter_mut().enumerate() {
                 match cursor.seek(p.doc) {
-                    Some(q) if q.doc == p.doc => bytes[k] = q.positions,
+                    Some(q) if q.doc == p.doc => {
+                        bytes[k] = q.positions;
+                        titles += u32::from(q.in_title());
+                    }
                     _ => continue 'docs,
                 }
             }
@@ -256,9 +270,7 @@ impl TextIndex {
                 });
             }
             let count: u32 = starts.iter().map(|&start| if start < len { 1 } else { TITLE_WEIGHT }).sum();
-            if count > 0 {
-                out.push((p.doc, count));
-            }
+            out.push(PhraseDoc { doc: p.doc, count, titles });
         }
         out
     }
@@ -283,10 +295,9 @@ impl TextIndex {
                     }
                 }
                 Clause::Phrase(words) => {
-                    for (doc, _) in
-                        self.phrase_terms(words).map(|ids| self.phrase_docs(&ids)).unwrap_or_default()
-                    {
-                        out[doc as usize] = true;
+                    let found = self.phrase_terms(words).map(|ids| self.phrase_docs(&ids));
+                    for phrase in found.unwrap_or_default().iter().filter(|p| p.count > 0) {
+                        out[phrase.doc as usize] = true;
                     }
                 }
             }
