@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::diag::Diagnostic;
 use crate::note::anchor::heading_anchor;
 use crate::note::frontmatter::scalar_string;
-use crate::note::{BlockId, Frontmatter, Heading, Link, LinkKind, LinkResolver, Note, Resolution};
+use crate::note::{Frontmatter, Link, LinkKind, LinkResolver, Note, Resolution};
 use crate::note::{Task, percent_decode};
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
@@ -46,12 +46,12 @@ pub struct GraphNote {
     pub aliases: Vec<String>,
     /// Tag names, frontmatter and inline, lowercase, without duplicates, in order of appearance.
     pub tags: Vec<String>,
-    /// Headings in order.
-    pub headings: Vec<Heading>,
-    /// Block ids (`^id`) in order.
-    pub blocks: Vec<BlockId>,
-    /// Tasks in order.
-    pub tasks: Vec<Task>,
+    /// The anchors of the headings (what a link names them by), in order.
+    pub headings: Vec<Box<str>>,
+    /// Block ids (without `^`) in order.
+    pub blocks: Vec<Box<str>>,
+    /// How many tasks it holds (the tasks themselves are read from the note when asked).
+    pub tasks: TaskCounts,
     /// Links to files in the vault (external links left out): wikilinks in the frontmatter first,
     /// then the body's links in order.
     pub links: Vec<GraphLink>,
@@ -63,6 +63,31 @@ pub struct GraphNote {
     /// What the links may name, in short (see [`links::link_digests`]).
     #[serde(skip)]
     link_digests: Box<[u16]>,
+}
+
+/// How many tasks a note holds, by status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TaskCounts {
+    /// `- [ ]` and custom statuses.
+    pub open: u32,
+    /// `- [x]`.
+    pub done: u32,
+    /// `- [-]`.
+    pub cancelled: u32,
+}
+
+impl TaskCounts {
+    fn of(tasks: &[Task]) -> Self {
+        let mut counts = Self::default();
+        for task in tasks {
+            match task.status {
+                'x' | 'X' => counts.done += 1,
+                '-' => counts.cancelled += 1,
+                _ => counts.open += 1,
+            }
+        }
+        counts
+    }
 }
 
 /// A link from a note, with what it resolves to.
@@ -490,13 +515,9 @@ impl Graph {
                 stats.ambiguous_links += usize::from(matches!(link.resolution, Resolution::Ambiguous(_)));
                 stats.broken_anchors += usize::from(link.anchor_found == Some(false));
             }
-            for task in &note.tasks {
-                match task.status {
-                    'x' | 'X' => stats.tasks_done += 1,
-                    '-' => stats.tasks_cancelled += 1,
-                    _ => stats.tasks_open += 1,
-                }
-            }
+            stats.tasks_open += note.tasks.open as usize;
+            stats.tasks_done += note.tasks.done as usize;
+            stats.tasks_cancelled += note.tasks.cancelled as usize;
         }
         stats
     }
@@ -524,9 +545,10 @@ impl GraphNote {
             frontmatter_errors: note.frontmatter.diagnostics.clone(),
             frontmatter: Value::Object(note.frontmatter.data),
             tags,
-            headings: note.headings,
-            blocks: note.blocks,
-            tasks: note.tasks,
+            // Collected anew, not in place (that would keep the parsed headings' capacity).
+            headings: note.headings.iter().map(|h| Box::from(h.anchor.as_str())).collect(),
+            blocks: note.blocks.iter().map(|b| Box::from(b.id.as_str())).collect(),
+            tasks: TaskCounts::of(&note.tasks),
             link_digests: links::link_digests(&links),
             links,
             unreadable: None,
@@ -554,8 +576,8 @@ impl GraphNote {
     /// Whether `anchor` (lowercase) is a heading's anchor or a `^block` id of this note,
     /// ignoring case (found by a walk: few links name an anchor).
     fn anchor_exists(&self, anchor: &str) -> bool {
-        self.headings.iter().any(|h| h.anchor.to_lowercase() == anchor)
-            || self.blocks.iter().any(|b| format!("^{}", b.id).to_lowercase() == anchor)
+        self.headings.iter().any(|h| h.to_lowercase() == anchor)
+            || self.blocks.iter().any(|b| format!("^{b}").to_lowercase() == anchor)
     }
 }
 

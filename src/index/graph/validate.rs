@@ -221,7 +221,7 @@ fn is_attachment_name(target: &str) -> bool {
 fn anchor_issue(subpath: &str, target: &GraphNote) -> (IssueKind, String, String) {
     let name = target.path.without_md();
     if let Some(id) = subpath.strip_prefix('^') {
-        let ids = target.blocks.iter().map(|b| b.id.as_str());
+        let ids = target.blocks.iter().map(|b| &**b);
         let suggestion = match closest(id, ids) {
             Some(near) => {
                 format!("did you mean `#^{near}`? fix the link, or add ` ^{id}` after the block in {name}")
@@ -233,7 +233,7 @@ fn anchor_issue(subpath: &str, target: &GraphNote) -> (IssueKind, String, String
         return (IssueKind::MissingBlock, format!("{name} has no block `^{id}`"), suggestion);
     }
     let last = subpath.rsplit('#').next().unwrap_or(subpath);
-    let suggestion = match closest(last, target.headings.iter().map(|h| h.anchor.as_str())) {
+    let suggestion = match closest(last, target.headings.iter().map(|h| &**h)) {
         Some(near) => format!("did you mean `#{near}`? fix the link, or add the heading `{last}` to {name}"),
         None => format!("add the heading `{last}` to {name}, or remove `#{subpath}` from the link"),
     };
