@@ -94,10 +94,15 @@ async fn reads_annotations_by_citekey_and_colour() {
         .ok("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "colors": ["#FFD400"]}))
         .await;
     assert_eq!(by_hex["annotations"].as_array().unwrap().len(), 2);
+    // Zotero's colour names, as the colour table names them: green is positive.
+    let by_name = s
+        .ok("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "colors": ["Green"]}))
+        .await;
+    assert_eq!(by_name["annotations"], positive["annotations"]);
     let err = s
         .err("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "colors": ["mauve"]}))
         .await;
-    assert!(err.contains("unknown colour \"mauve\""), "{err}");
+    assert!(err.contains("unknown colour \"mauve\"") && err.contains("Zotero colour name"), "{err}");
     let err = s.err("obsidian_read_annotations", json!({"citekey": "nobody1999"})).await;
     assert!(err.contains("obsidian_list_annotation_files"), "{err}");
 }

@@ -135,8 +135,9 @@ pub fn write_result(
     }
 }
 
-/// The colour meanings (lowercase) and hexes (`#rrggbb`) named in `wanted` (names or hexes, any
-/// case). An unknown name is an error that lists the valid ones. Empty means every colour.
+/// The colour meanings (lowercase) and hexes (`#rrggbb`) named in `wanted` (meanings, Zotero's
+/// colour names such as `red`, or hexes; any case). An unknown name is an error that lists the
+/// valid ones. Empty means every colour.
 pub fn color_filter(wanted: &[String], options: &ParseOptions) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = colors::MEANINGS.iter().map(|s| s.to_string()).collect();
     names.push(colors::OTHER.to_string());
@@ -152,9 +153,12 @@ pub fn color_filter(wanted: &[String], options: &ParseOptions) -> Result<Vec<Str
             keep.push(hex);
         } else if names.contains(&item.to_lowercase()) {
             keep.push(item.to_lowercase());
+        } else if let Some(hex) = colors::zotero_hex_of_name(item) {
+            keep.push(hex.to_string());
         } else {
             return Err(format!(
-                "unknown colour {item:?}; use a meaning ({}) or a hex such as #5fb236",
+                "unknown colour {item:?}; use a meaning ({}), a Zotero colour name (yellow, red, green, \
+                 blue, purple, magenta, orange, gray) or a hex such as #5fb236",
                 names.join(", ")
             ));
         }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 pub struct ReadAnnotations {
     /// Better BibTeX citekey of the paper (frontmatter `citekey:` is searched first, then a note named `@citekey.md`).
     pub citekey: String,
-    /// Keep only these colours: meanings (positive, negative, question, detail, code, section1-3, other) or hexes (#5fb236).
+    /// Keep only these colours: meanings (positive, negative, question, detail, code, section1-3, other), Zotero colour names (green, red, yellow, …) or hexes (#5fb236).
     #[serde(default)]
     pub colors: Vec<String>,
     /// Folder to look in (vault-relative); default: the configured annotations folder, else the whole vault.
