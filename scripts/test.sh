@@ -13,7 +13,7 @@ ensure_wasm_target
 cargo clippy --lib --test wasm --target wasm32-unknown-unknown --quiet -- -D warnings
 step "Rust tests (all features)"
 cargo test --all-features --quiet 2>&1 | tee "${CARGO_TARGET_DIR}/rust-tests.log"
-step "MCP end to end (TypeScript SDK client, conformance suite)"
+step "MCP end to end (TypeScript SDK client, MCP Inspector CLI, conformance suite)"
 ./scripts/test-mcp-e2e.sh
 step "Obsidian plugin (wasm tests in Node, tsc, lint, Vitest, browser)"
 ./scripts/test-plugin.sh
@@ -23,7 +23,7 @@ for n in $(grep -oE 'test result: ok\. [0-9]+ passed' "${CARGO_TARGET_DIR}/rust-
   rust=$((rust + n))
 done
 count() { sed 's/\x1b\[[0-9;]*m//g' "${CARGO_TARGET_DIR}/$2" | grep -oE "$1" | grep -oE '[0-9]+' | tail -1 || echo 0; }
-e2e=$(count '^[0-9]+ passed' e2e-client.log)
+e2e=$(( $(count '^[0-9]+ passed' e2e-client.log) + $(count '^[0-9]+ passed' inspector.log) ))
 wasm=$(count 'test result: ok\. [0-9]+ passed' wasm-tests.log)
 vitest=$(count 'Tests +[0-9]+ passed' vitest.log)
 browser=$(count '^[0-9]+ passed' browser.log)
