@@ -84,6 +84,13 @@ impl Postings {
         Iter { list: self, at: 0, i: 0, doc: 0 }
     }
 
+    /// The postings of notes `doc` and above, by note id (jumping ahead by the skip entries).
+    pub fn iter_from(&self, doc: u32) -> impl Iterator<Item = Posting<'_>> {
+        let mut iter = self.iter();
+        iter.skip_to(doc);
+        iter.skip_while(move |p| p.doc < doc)
+    }
+
     /// A cursor on the first posting.
     pub fn cursor(&self) -> Cursor<'_> {
         let mut iter = self.iter();

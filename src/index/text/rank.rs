@@ -46,13 +46,22 @@ pub struct Integrity {
     pub problems: Vec<String>,
 }
 
+/// The rarest word of a phrase in at least this many notes: the notes are walked on every core.
+pub(super) const PARALLEL_PHRASE: usize = 20_000;
+
+/// The machine's cores (asked once).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// A note holding every word of a phrase (see [`TextIndex::phrase_docs`]).
-struct PhraseDoc {
-    doc: u32,
+pub(super) struct PhraseDoc {
+    pub doc: u32,
     /// The phrase's weighted count (0: the words are not in a row).
-    count: u32,
+    pub count: u32,
     /// How many of the words are among the note's title words.
-    titles: u32,
+    pub titles: u32,
 }
 
 /// Scores per note id, which clauses each matched, and which ids were touched.
@@ -220,7 +229,7 @@ impl TextIndex {
         }
     }
 
-    fn phrase_terms(&self, words: &[String]) -> Option<Vec<u32>> {
+    pub(super) fn phrase_terms(&self, words: &[String]) -> Option<Vec<u32>> {
         words.iter().map(|w| self.vocab.get(w).filter(|&t| self.df[t as usize] > 0)).collect()
     }
 
@@ -228,14 +237,34 @@ impl TextIndex {
     /// one's title words, and the weighted count of the phrase (0 where the terms do not follow
     /// each other). The postings of every term are walked together (all are sorted by note
     /// id), from the rarest.
-    fn phrase_docs(&self, ids: &[u32]) -> Vec<PhraseDoc> {
+    pub(super) fn phrase_docs(&self, ids: &[u32]) -> Vec<PhraseDoc> {
+        let rarest = ids.iter().map(|&t| self.postings[t as usize].len()).min().unwrap_or(0);
+        let parts = if rarest < PARALLEL_PHRASE { 1 } else { cores().min(4) };
+        if parts < 2 {
+            return self.phrase_range(ids, 0, u32::MAX);
+        }
+        // Each core walks the notes of one range of ids; the ranges' answers follow each other.
+        let n = self.docs.len() as u64;
+        let bounds: Vec<u32> = (0..=parts as u64).map(|i| (n * i / parts as u64) as u32).collect();
+        std::thread::scope(|scope| {
+            let walks: Vec<_> =
+                bounds.windows(2).map(|w| scope.spawn(move || self.phrase_range(ids, w[0], w[1]))).collect();
+            walks
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    }
+
+    /// [`Self::phrase_docs`] for the notes of ids `from..to`.
+    pub(super) fn phrase_range(&self, ids: &[u32], from: u32, to: u32) -> Vec<PhraseDoc> {
         let lists: Vec<&Postings> = ids.iter().map(|&t| &self.postings[t as usize]).collect();
         let Some(rarest) = (0..ids.len()).min_by_key(|&k| lists[k].len()) else { return Vec::new() };
         let mut cursors: Vec<_> = lists.iter().map(|l| l.cursor()).collect();
         let mut starts: Vec<u32> = Vec::new();
         let mut bytes: Vec<&[u8]> = vec![&[]; ids.len()];
         let mut out = Vec::new();
-        'docs: for p in lists[rarest].iter() {
+        'docs: for p in lists[rarest].iter_from(from).take_while(|p| p.doc < to) {
             let len = self.lens[p.doc as usize];
             if len == DEAD {
                 continue;

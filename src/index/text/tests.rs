@@ -1,3 +1,4 @@
+use super::rank::PARALLEL_PHRASE;
 use super::*;
 use crate::index::query::Query;
 use crate::vault::FileMeta;
@@ -140,4 +141,32 @@ proptest::proptest! {
 fn regex_lite_match(text: &str, needle: &str) -> bool {
     let fold = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<String>();
     fold(text).contains(&fold(needle))
+}
+
+#[test]
+fn a_phrase_of_common_words_is_walked_on_every_core_with_the_same_answer() {
+    // More notes than the parallel walk's threshold, a few with the words in a row.
+    let texts: Vec<(String, String)> = (0..PARALLEL_PHRASE + 500)
+        .map(|i| {
+            let text = match i % 7 {
+                0 => "random seeds matter, random seeds again",
+                1 => "seeds are random here",
+                _ => "random words and seeds apart",
+            };
+            (format!("n/{i:05}.md"), text.to_string())
+        })
+        .collect();
+    let notes: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let index = index(&notes);
+    let ids = index.phrase_terms(&["random".into(), "seeds".into()]).unwrap();
+    let walked = index.phrase_docs(&ids);
+    let one = index.phrase_range(&ids, 0, u32::MAX);
+    assert_eq!(walked.len(), one.len());
+    assert_eq!(walked.len(), texts.len());
+    for (a, b) in walked.iter().zip(&one) {
+        assert_eq!((a.doc, a.count, a.titles), (b.doc, b.count, b.titles));
+    }
+    assert_eq!(walked.iter().filter(|p| p.count == 2).count(), texts.len().div_ceil(7));
+    let page = index.search(&Query::parse("\"random seeds\""), &|_| true, 0, 5);
+    assert_eq!(page.total, texts.len().div_ceil(7));
 }
