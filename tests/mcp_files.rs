@@ -388,6 +388,32 @@ async fn move_rewrites_every_link_and_keeps_the_rest_byte_identical() {
 }
 
 #[tokio::test]
+async fn a_move_dry_run_lists_the_links_the_index_leaves_out_and_writes_nothing() {
+    let s = start(ConfirmPolicy::None).await;
+    // In a YAML comment and in a heading: not links to Markdown, links to Obsidian.
+    let commented = "---\n# up: [[Projects/Alpha]]\ntitle: x\n---\nbody\n";
+    std::fs::write(s.vault.path().join("Links/Commented.md"), commented).unwrap();
+    std::fs::write(s.vault.path().join("Links/Heading.md"), "## About [Alpha](../Projects/Alpha.md)\n")
+        .unwrap();
+    let before = s.snapshot();
+    let args = json!({"filePath": "Alpha", "newPath": "Archive/", "dryRun": true});
+    let plan = s.ok("obsidian_move_file", args).await;
+    assert_eq!(s.snapshot(), before);
+    let change = |path: &str| {
+        let notes = plan["notes"].as_array().unwrap();
+        let note = notes.iter().find(|n| n["path"] == path).unwrap_or_else(|| panic!("{path}: {plan}"));
+        (note["changes"][0]["line"].clone(), note["changes"][0]["before"].clone())
+    };
+    assert_eq!(change("Links/Commented.md"), (json!(2), json!("[[Projects/Alpha]]")));
+    assert_eq!(change("Links/Heading.md"), (json!(1), json!("[Alpha](../Projects/Alpha.md)")));
+    // The move itself makes the same plan.
+    let done = s.ok("obsidian_move_file", json!({"filePath": "Alpha", "newPath": "Archive/"})).await;
+    assert_eq!(done["notes"], plan["notes"]);
+    assert_eq!(done["links_changed"], plan["links_changed"]);
+    assert_ne!(s.read("Links/Commented.md"), commented);
+}
+
+#[tokio::test]
 async fn moved_links_follow_the_vaults_link_format() {
     for (format, written) in
         [("shortest", "[[Alpha]]"), ("relative", "[[../Archive/Alpha]]"), ("absolute", "[[Archive/Alpha]]")]

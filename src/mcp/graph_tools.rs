@@ -2,7 +2,7 @@
 //! `get_vault_stats`, `get_roots`, `rebuild_index`; and the backlinks and outgoing links that
 //! `get_note_metadata` adds to its answer.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -97,8 +97,8 @@ impl Scholia {
                 "{path} is not a note of the vault; find notes with text_search or obsidian_list_files"
             )));
         }
-        let similar: HashMap<VaultPath, f64> = view.text().similar(&path, 200).into_iter().collect();
-        let related = graph.related_with(&path, limit, |p| similar.get(p).copied().unwrap_or(0.0));
+        let similar = view.text().similar(&path, 200);
+        let related = graph.related_to_similar(&path, limit, similar.iter().map(|(p, s)| (p, *s)));
         let link = |p: &str| {
             format!("[[{}]]", graph.resolver().link_text(p, Some(path.as_str()), LinkStyle::Shortest))
         };
@@ -191,9 +191,9 @@ impl Scholia {
         let issues = self.index.issues(&view);
         let live = view.is_live();
         drop(view);
-        let mut urgent: Vec<&Issue> = issues.iter().collect();
-        urgent.sort_by_key(|i| KINDS.iter().position(|k| *k == i.kind));
-        let attention: Vec<Value> = urgent.iter().take(10).map(|i| issue_json(i)).collect();
+        // The first ten in KINDS order, each kind in the order found (a stable sort's first ten).
+        let urgent = KINDS.iter().flat_map(|k| issues.iter().filter(move |i| i.kind == *k));
+        let attention: Vec<Value> = urgent.take(10).map(issue_json).collect();
         let status = self.index.status();
         let value = json!({
             "notes": stats.notes,

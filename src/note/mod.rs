@@ -20,7 +20,7 @@ pub use edit::{EditError, Operation, PatchOptions, Patched, Target, find_heading
 pub use frontmatter::Frontmatter;
 pub use inline::percent_decode;
 pub use model::{BlockId, Callout, Heading, InlineField, Link, LinkKind, Span, Tag, Task};
-pub use resolve::{LinkResolver, LinkStyle, Resolution};
+pub use resolve::{LinkResolver, LinkStyle, Moved, Resolution, Resolve};
 
 use crate::diag::Diagnostic;
 

@@ -2,9 +2,13 @@
 //! linking note's folder, `.md` optional), else by name anywhere in the vault, else by an alias;
 //! names compare case-insensitively. And the reverse: the link text to write for a file.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Serialize;
+
+mod moved;
+pub use moved::{Moved, Resolve};
 
 /// How links are written (Obsidian's "New link format" setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -197,82 +201,138 @@ impl LinkResolver {
 
     /// Resolves a link target (the part before `#`) written in the note at `from`.
     pub fn resolve(&self, target: &str, from: Option<&str>) -> Resolution {
-        let target = target.trim().trim_start_matches("./");
-        if target.is_empty() {
-            return from.map_or(Resolution::Missing, |f| Resolution::Resolved(f.to_string()));
-        }
-        let from_folder = from.map(folder_of).unwrap_or("");
-        if let Some(found) = self.by_relative_path(target, from_folder) {
-            return Resolution::Resolved(found);
-        }
-        if let Some(&i) = self.by_path.get(&key(target.trim_start_matches('/'))) {
-            return Resolution::Resolved(self.paths[i].clone());
-        }
-        let mut candidates: Vec<usize> = if target.contains('/') {
-            // `Folder/Note` also matches `Deep/Folder/Note.md`.
-            let suffix = format!("/{}", key(strip_md(target)));
-            (0..self.paths.len()).filter(|&i| key(strip_md(&self.paths[i])).ends_with(&suffix)).collect()
-        } else {
-            let name = key(strip_md(target));
-            self.by_name.get(&name).or_else(|| self.by_alias.get(&key(target))).cloned().unwrap_or_default()
-        };
-        candidates.sort_by_key(|&i| {
-            let p = &self.paths[i];
-            (folder_of(p) != from_folder, p.matches('/').count(), p.len(), p.clone())
-        });
-        candidates.dedup();
-        match candidates.as_slice() {
-            [] => Resolution::Missing,
-            [one] => Resolution::Resolved(self.paths[*one].clone()),
-            many => Resolution::Ambiguous(many.iter().map(|&i| self.paths[i].clone()).collect()),
-        }
+        resolve_in(self, target, from)
     }
 
     /// The file Obsidian opens for the link (for an ambiguous name, the first candidate).
     pub fn first(&self, target: &str, from: Option<&str>) -> Option<String> {
-        match self.resolve(target, from) {
-            Resolution::Resolved(p) => Some(p),
-            Resolution::Ambiguous(mut many) => Some(many.swap_remove(0)),
-            Resolution::Missing => None,
-        }
-    }
-
-    fn by_relative_path(&self, target: &str, from_folder: &str) -> Option<String> {
-        if !(target.starts_with("../") || (target.contains('/') && !from_folder.is_empty())) {
-            return None;
-        }
-        let mut parts: Vec<&str> =
-            if from_folder.is_empty() { Vec::new() } else { from_folder.split('/').collect() };
-        for part in target.split('/') {
-            match part {
-                "." | "" => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                p => parts.push(p),
-            }
-        }
-        let joined = parts.join("/");
-        self.by_path.get(&key(&joined)).map(|&i| self.paths[i].clone())
+        first(self.resolve(target, from))
     }
 
     /// The text to write inside `[[…]]` to reach `target_path` from the note at `from`.
     pub fn link_text(&self, target_path: &str, from: Option<&str>, style: LinkStyle) -> String {
-        let shown =
-            if target_path.to_lowercase().ends_with(".md") { strip_md(target_path) } else { target_path };
-        match style {
-            LinkStyle::Absolute => shown.to_string(),
-            LinkStyle::Relative => relative(shown, from.map(folder_of).unwrap_or("")),
-            LinkStyle::Shortest => {
-                let name = strip_md(name_of(target_path));
-                let lookup = if target_path.to_lowercase().ends_with(".md") {
-                    name.to_string()
-                } else {
-                    name_of(target_path).to_string()
-                };
-                let unique = self.by_name.get(&key(&lookup)).is_none_or(|v| v.len() <= 1);
-                if unique { lookup } else { shown.to_string() }
+        link_text_in(self, target_path, from, style)
+    }
+}
+
+/// What resolving links needs to look up: a [`LinkResolver`]'s files, or them with one file
+/// moved ([`Moved`]). Files are numbered; a number may stand for no file (one deleted).
+trait Files {
+    /// How many file numbers there are.
+    fn count(&self) -> usize;
+    /// The path of file `i`, if there is one.
+    fn path(&self, i: usize) -> Option<&str>;
+    /// The file with the path key `key`.
+    fn by_path(&self, key: &str) -> Option<usize>;
+    /// The files named `key` (`None` when none is).
+    fn by_name(&self, key: &str) -> Option<Cow<'_, [usize]>>;
+    /// The notes with the alias `key` (`None` when none has it).
+    fn by_alias(&self, key: &str) -> Option<Cow<'_, [usize]>>;
+}
+
+impl Files for LinkResolver {
+    fn count(&self) -> usize {
+        self.paths.len()
+    }
+
+    fn path(&self, i: usize) -> Option<&str> {
+        self.paths.get(i).map(String::as_str)
+    }
+
+    fn by_path(&self, key: &str) -> Option<usize> {
+        self.by_path.get(key).copied()
+    }
+
+    fn by_name(&self, key: &str) -> Option<Cow<'_, [usize]>> {
+        self.by_name.get(key).map(|v| Cow::Borrowed(v.as_slice()))
+    }
+
+    fn by_alias(&self, key: &str) -> Option<Cow<'_, [usize]>> {
+        self.by_alias.get(key).map(|v| Cow::Borrowed(v.as_slice()))
+    }
+}
+
+/// The file a resolution opens (for an ambiguous name, the first candidate).
+fn first(resolution: Resolution) -> Option<String> {
+    match resolution {
+        Resolution::Resolved(p) => Some(p),
+        Resolution::Ambiguous(mut many) => Some(many.swap_remove(0)),
+        Resolution::Missing => None,
+    }
+}
+
+/// [`LinkResolver::resolve`] over `files`.
+fn resolve_in(files: &impl Files, target: &str, from: Option<&str>) -> Resolution {
+    let target = target.trim().trim_start_matches("./");
+    if target.is_empty() {
+        return from.map_or(Resolution::Missing, |f| Resolution::Resolved(f.to_string()));
+    }
+    let from_folder = from.map(folder_of).unwrap_or("");
+    let found = |i: usize| files.path(i).map(str::to_string);
+    if let Some(found) = by_relative_path(files, target, from_folder) {
+        return Resolution::Resolved(found);
+    }
+    if let Some(path) = files.by_path(&key(target.trim_start_matches('/'))).and_then(found) {
+        return Resolution::Resolved(path);
+    }
+    let mut candidates: Vec<usize> = if target.contains('/') {
+        // `Folder/Note` also matches `Deep/Folder/Note.md`.
+        let suffix = format!("/{}", key(strip_md(target)));
+        (0..files.count())
+            .filter(|&i| files.path(i).is_some_and(|p| key(strip_md(p)).ends_with(&suffix)))
+            .collect()
+    } else {
+        let name = key(strip_md(target));
+        files.by_name(&name).or_else(|| files.by_alias(&key(target))).map(Cow::into_owned).unwrap_or_default()
+    };
+    candidates.retain(|&i| files.path(i).is_some());
+    candidates.sort_by_key(|&i| {
+        let p = files.path(i).unwrap_or_default();
+        (folder_of(p) != from_folder, p.matches('/').count(), p.len(), p.to_string())
+    });
+    candidates.dedup();
+    let mut paths = candidates.into_iter().filter_map(found);
+    match (paths.next(), paths.next()) {
+        (None, _) => Resolution::Missing,
+        (Some(one), None) => Resolution::Resolved(one),
+        (Some(one), Some(two)) => Resolution::Ambiguous([one, two].into_iter().chain(paths).collect()),
+    }
+}
+
+fn by_relative_path(files: &impl Files, target: &str, from_folder: &str) -> Option<String> {
+    if !(target.starts_with("../") || (target.contains('/') && !from_folder.is_empty())) {
+        return None;
+    }
+    let mut parts: Vec<&str> =
+        if from_folder.is_empty() { Vec::new() } else { from_folder.split('/').collect() };
+    for part in target.split('/') {
+        match part {
+            "." | "" => {}
+            ".." => {
+                parts.pop()?;
             }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    files.by_path(&key(&joined)).and_then(|i| files.path(i)).map(str::to_string)
+}
+
+/// [`LinkResolver::link_text`] over `files`.
+fn link_text_in(files: &impl Files, target_path: &str, from: Option<&str>, style: LinkStyle) -> String {
+    let shown = if target_path.to_lowercase().ends_with(".md") { strip_md(target_path) } else { target_path };
+    match style {
+        LinkStyle::Absolute => shown.to_string(),
+        LinkStyle::Relative => relative(shown, from.map(folder_of).unwrap_or("")),
+        LinkStyle::Shortest => {
+            let name = strip_md(name_of(target_path));
+            let lookup = if target_path.to_lowercase().ends_with(".md") {
+                name.to_string()
+            } else {
+                name_of(target_path).to_string()
+            };
+            let unique = files.by_name(&key(&lookup)).is_none_or(|v| v.len() <= 1);
+            if unique { lookup } else { shown.to_string() }
         }
     }
 }

@@ -16,7 +16,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use super::model::{Link, LinkKind, Span};
-use super::resolve::{LinkResolver, LinkStyle};
+use super::resolve::{LinkResolver, LinkStyle, Resolve};
 use super::{Note, frontmatter, inline, percent_decode};
 
 /// A note's text with some of its links rewritten.
@@ -53,7 +53,7 @@ pub fn rewrite_links(
     old: &str,
     new: &str,
     before: &LinkResolver,
-    after: &LinkResolver,
+    after: &dyn Resolve,
     style: LinkStyle,
 ) -> Rewrite {
     let retarget = Retarget { before, after, from_before: from, from_after: from, style };
@@ -71,7 +71,7 @@ pub fn rebase_links(
     old: &str,
     new: &str,
     before: &LinkResolver,
-    after: &LinkResolver,
+    after: &dyn Resolve,
     style: LinkStyle,
 ) -> Rewrite {
     let retarget = Retarget { before, after, from_before: old, from_after: new, style };
@@ -86,7 +86,7 @@ fn same_path(a: &str, b: &str) -> bool {
 /// One rewrite pass: which vault and folder links are read in before and after the move.
 struct Retarget<'a> {
     before: &'a LinkResolver,
-    after: &'a LinkResolver,
+    after: &'a dyn Resolve,
     from_before: &'a str,
     from_after: &'a str,
     style: LinkStyle,

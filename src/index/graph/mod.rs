@@ -8,7 +8,7 @@
 //! on hash order.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,11 +22,13 @@ use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
 mod links;
 mod related;
+mod tagtable;
 #[cfg(test)]
 mod tests;
 mod validate;
 
 use links::{Backlinks, Names};
+use tagtable::TagTable;
 
 pub use related::{Reason, Related};
 pub use validate::{Issue, IssueKind};
@@ -63,6 +65,9 @@ pub struct GraphNote {
     /// What the links may name, in short (see [`links::link_digests`]).
     #[serde(skip)]
     link_digests: Box<[u16]>,
+    /// Whether the note may hold links that `links` leaves out (see [`unlisted_links`]).
+    #[serde(skip)]
+    unlisted_links: bool,
 }
 
 /// How many tasks a note holds, by status.
@@ -233,6 +238,19 @@ pub struct Graph {
     /// Target path → (linking note, index of the link in its `links`), self-links left out;
     /// the paths are the keys above, shared.
     backlinks: Backlinks,
+    /// What is worked out from the whole graph, on first use after a change.
+    cached: Cached,
+}
+
+/// What is worked out from the whole graph when first asked, until the graph changes.
+#[derive(Debug, Default)]
+struct Cached {
+    /// The notes' tags as numbers (see [`Graph::tag_table`]).
+    tag_table: OnceLock<TagTable>,
+    /// [`Graph::stats`].
+    stats: OnceLock<GraphStats>,
+    /// The notes of [`Graph::notes_with_unlisted_links`].
+    unlisted_links: OnceLock<Vec<Arc<str>>>,
 }
 
 impl Graph {
@@ -311,6 +329,7 @@ impl Graph {
     /// of the changed notes, and those that may name a file added or removed or an alias
     /// changed (see [`links`]); the anchors of links into changed notes are checked again.
     pub fn apply(&mut self, notes: Vec<GraphNote>, attachments: Vec<Attachment>, removed: &[VaultPath]) {
+        self.cached = Cached::default();
         let mut names = Names::default();
         // Whether the resolver took every change in place (else it is made again).
         let mut in_place = true;
@@ -440,6 +459,20 @@ impl Graph {
         self.attachments.values()
     }
 
+    /// The notes' tags as numbers, made now if the graph changed since it was last made.
+    fn tag_table(&self) -> &TagTable {
+        self.cached.tag_table.get_or_init(|| TagTable::build(&self.notes))
+    }
+
+    /// The notes that may hold links [`GraphNote::links`] leaves out (in headings, for one), which
+    /// Obsidian counts when it rewrites the links to a moved file; sorted by path.
+    pub fn notes_with_unlisted_links(&self) -> impl Iterator<Item = &GraphNote> {
+        let paths = self.cached.unlisted_links.get_or_init(|| {
+            self.notes.iter().filter(|(_, n)| n.unlisted_links).map(|(p, _)| Arc::clone(p)).collect()
+        });
+        paths.iter().filter_map(|p| self.notes.get(p))
+    }
+
     /// The resolver over the vault's files and aliases, as the graph last built it.
     pub fn resolver(&self) -> &LinkResolver {
         &self.resolver
@@ -497,8 +530,12 @@ impl Graph {
             .collect()
     }
 
-    /// Counts over the vault.
+    /// Counts over the vault (counted once per change of the graph).
     pub fn stats(&self) -> GraphStats {
+        *self.cached.stats.get_or_init(|| self.count())
+    }
+
+    fn count(&self) -> GraphStats {
         let mut stats = GraphStats {
             notes: self.notes.len(),
             attachments: self.attachments.len(),
@@ -537,6 +574,7 @@ impl GraphNote {
         }
         let mut links = frontmatter_links(text, &note.frontmatter);
         links.extend(note.links.iter().filter(|l| !l.external).map(|l| GraphLink::new(l, false, 0)));
+        let unlisted_links = unlisted_links(text, &note, &links);
         Self {
             path: meta.path.clone(),
             mtime_ms: meta.mtime_ms,
@@ -552,6 +590,7 @@ impl GraphNote {
             link_digests: links::link_digests(&links),
             links,
             unreadable: None,
+            unlisted_links,
         }
     }
 
@@ -595,6 +634,26 @@ fn frontmatter_links(text: &str, frontmatter: &Frontmatter) -> Vec<GraphLink> {
         .filter(|l| l.kind == LinkKind::Wiki)
         .map(|l| GraphLink::new(l, true, offset))
         .collect()
+}
+
+/// Whether `text` (parsed as `note`) may hold links that the graph's `links` leave out but that
+/// Obsidian counts, and link rewriting for a move reads (see `note::rewrite`): links in headings,
+/// and wikilinks on frontmatter lines where the graph found none (lines Markdown reads as
+/// something else, such as a heading or a code block). A false alarm costs a note read.
+fn unlisted_links(text: &str, note: &Note, links: &[GraphLink]) -> bool {
+    let looks_linked = |s: &str| s.contains("[[") || s.contains("](");
+    if note.headings.iter().any(|h| text.get(h.span.clone()).is_some_and(looks_linked)) {
+        return true;
+    }
+    let Some(block) = &note.frontmatter.block else { return false };
+    let yaml = &text[block.yaml.clone()];
+    if !yaml.contains("[[") {
+        return false;
+    }
+    let first = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..block.yaml.start]).count();
+    yaml.split('\n').enumerate().any(|(i, line)| {
+        line.contains("[[") && !links.iter().any(|l| l.in_frontmatter && l.line == first + i)
+    })
 }
 
 /// Frontmatter `aliases` or `alias`: a list, or a comma-separated string.

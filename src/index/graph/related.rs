@@ -1,11 +1,11 @@
 //! Related notes: links both ways, shared tags and shared link targets weighted by rarity, plus
 //! any text similarity the caller gives; each result says why.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use super::{Graph, GraphLink, GraphNote};
+use super::{Graph, GraphLink};
 use crate::vault::VaultPath;
 
 /// A note related to another, with why.
@@ -59,9 +59,31 @@ impl Graph {
         limit: usize,
         similarity: impl Fn(&VaultPath) -> f64,
     ) -> Vec<Related> {
+        let scores = self.notes.values().map(|n| (&n.path, similarity(&n.path)));
+        self.related_scored(path, limit, scores)
+    }
+
+    /// Like [`Graph::related_with`], with the similarity given as (note, score) pairs (notes not
+    /// listed score 0): only the notes listed are looked at, not every note of the vault.
+    pub fn related_to_similar<'p>(
+        &self,
+        path: &VaultPath,
+        limit: usize,
+        similar: impl IntoIterator<Item = (&'p VaultPath, f64)>,
+    ) -> Vec<Related> {
+        self.related_scored(path, limit, similar)
+    }
+
+    fn related_scored<'p>(
+        &self,
+        path: &VaultPath,
+        limit: usize,
+        similar: impl IntoIterator<Item = (&'p VaultPath, f64)>,
+    ) -> Vec<Related> {
         let key = path.as_str();
-        let Some(note) = self.notes.get(key) else { return Vec::new() };
-        let mut acc: BTreeMap<&str, Closeness> = BTreeMap::new();
+        let Some(note) = self.notes.get(key).filter(|_| limit > 0) else { return Vec::new() };
+        // Links both ways, shared link targets and similar text: few notes, by path.
+        let mut acc: HashMap<&str, Closeness> = HashMap::new();
         let targets: BTreeSet<&str> = note
             .links
             .iter()
@@ -79,43 +101,61 @@ impl Graph {
         for (source, _) in self.backlinks.get(key).into_iter().flatten() {
             acc.entry(source).or_default().linked_from = true;
         }
-        self.add_shared_tags(note, &mut acc);
-        for other in self.notes.values().filter(|n| n.path != *path) {
-            let score = similarity(&other.path);
-            if score > 0.0 {
-                acc.entry(other.path.as_str()).or_default().similar = Some(score);
+        for (other, score) in similar {
+            if score > 0.0
+                && *other != *path
+                && let Some((k, _)) = self.notes.get_key_value(other.as_str())
+            {
+                acc.entry(k).or_default().similar = Some(score);
             }
         }
-        let mut out: Vec<Related> = acc
+        // Shared tags: possibly every note, so walked in the tag table (no note's strings
+        // touched). Scored without allocating; reasons only for the best `limit` (by score, then
+        // path: a total order, so the same as sorting them all).
+        let table = self.tag_table();
+        let mine: Vec<u32> = note.tags.iter().filter_map(|t| table.id(t)).collect();
+        let in_degree = |t: &str| self.in_degree(t);
+        let mut scored: Vec<(f64, &str)> = Vec::new();
+        if mine.is_empty() {
+            scored.extend(acc.iter().map(|(k, c)| (c.score(None, in_degree), *k)));
+        } else {
+            let none = Closeness::default();
+            let itself = table.ordinal(key);
+            // The notes related by links or text, by ordinal, to meet them in the walk.
+            let mut close: Vec<(usize, &Closeness)> =
+                acc.iter().filter_map(|(k, c)| Some((table.ordinal(k)?, c))).collect();
+            close.sort_unstable_by_key(|(o, _)| *o);
+            let mut close = close.into_iter().peekable();
+            for ordinal in (0..table.len()).filter(|o| Some(*o) != itself) {
+                let mut shared = table.tags(ordinal).iter().filter(|id| mine.contains(id)).peekable();
+                let tag_score = shared
+                    .peek()
+                    .is_some()
+                    .then(|| shared.map(|id| rarity(table.carriers(*id))).sum::<f64>());
+                let linked = close.next_if(|(o, _)| *o == ordinal).map(|(_, c)| c);
+                if tag_score.is_some() || linked.is_some() {
+                    let score = linked.unwrap_or(&none).score(tag_score, in_degree);
+                    scored.push((score, table.path(ordinal)));
+                }
+            }
+        }
+        let order = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, order);
+            scored.truncate(limit);
+        }
+        scored.sort_by(order);
+        scored
             .into_iter()
-            .filter_map(|(p, c)| Some(c.into_related(&self.notes.get(p)?.path, |t| self.in_degree(t))))
-            .collect();
-        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
-        out.truncate(limit);
-        out
-    }
-
-    fn add_shared_tags<'a>(&'a self, note: &GraphNote, acc: &mut BTreeMap<&'a str, Closeness<'a>>) {
-        if note.tags.is_empty() {
-            return;
-        }
-        let mut carried: HashMap<&str, usize> = HashMap::new();
-        for other in self.notes.values() {
-            for tag in other.tags.iter().filter(|t| note.tags.contains(t)) {
-                *carried.entry(tag).or_default() += 1;
-            }
-        }
-        for (key, other) in &self.notes {
-            if other.path == note.path {
-                continue;
-            }
-            for tag in other.tags.iter().filter(|t| note.tags.contains(t)) {
-                acc.entry(key)
-                    .or_default()
-                    .shared_tags
-                    .push((tag, carried.get(tag.as_str()).copied().unwrap_or(1)));
-            }
-        }
+            .filter_map(|(score, k)| {
+                let other = self.notes.get(k)?;
+                let close = acc.remove(k).unwrap_or_default();
+                let mut shared: Vec<String> =
+                    other.tags.iter().filter(|t| note.tags.contains(t)).cloned().collect();
+                shared.sort();
+                Some(Related { path: other.path.clone(), score, reasons: close.reasons(shared) })
+            })
+            .collect()
     }
 
     fn in_degree(&self, path: &str) -> usize {
@@ -123,48 +163,65 @@ impl Graph {
     }
 }
 
-/// How two notes are related, gathered before scoring.
+/// How two notes are related by links and text, gathered before scoring (shared tags are
+/// counted apart, in [`SharedTags`]).
 #[derive(Default)]
 struct Closeness<'a> {
     links_to: bool,
     linked_from: bool,
-    /// (tag, how many notes carry it).
-    shared_tags: Vec<(&'a str, usize)>,
     shared_links: BTreeSet<&'a str>,
     similar: Option<f64>,
 }
 
+/// 1 / ln(1 + n): a shared tag or link target counts more the fewer notes (n) carry it.
+fn rarity(n: usize) -> f64 {
+    1.0 / ((1 + n.max(1)) as f64).ln()
+}
+
 impl Closeness<'_> {
     /// Scores: 1 per direct link each way; per shared tag or shared link target, 1 / ln(1 + n)
-    /// where n is how many notes carry the tag or link to the target (rarer counts more).
-    fn into_related(self, path: &VaultPath, in_degree: impl Fn(&str) -> usize) -> Related {
-        let rarity = |n: usize| 1.0 / ((1 + n.max(1)) as f64).ln();
+    /// where n is how many notes carry the tag or link to the target (rarer counts more);
+    /// `tags` is the shared tags' part, `None` when no tag is shared.
+    fn score(&self, tags: Option<f64>, in_degree: impl Fn(&str) -> usize) -> f64 {
         let mut score = 0.0;
-        let mut reasons = Vec::new();
         if self.links_to {
             score += 1.0;
-            reasons.push(Reason::LinksTo);
         }
         if self.linked_from {
             score += 1.0;
-            reasons.push(Reason::LinkedFrom);
         }
-        if !self.shared_tags.is_empty() {
-            score += self.shared_tags.iter().map(|(_, n)| rarity(*n)).sum::<f64>();
-            let mut tags: Vec<String> = self.shared_tags.iter().map(|(t, _)| t.to_string()).collect();
-            tags.sort();
-            reasons.push(Reason::SharedTags { tags });
+        if let Some(tags) = tags {
+            score += tags;
         }
         if !self.shared_links.is_empty() {
             score += self.shared_links.iter().map(|t| rarity(in_degree(t))).sum::<f64>();
+        }
+        if let Some(s) = self.similar {
+            score += s;
+        }
+        score
+    }
+
+    /// Why, in the order the score adds them up; `tags` are the shared tags, sorted.
+    fn reasons(self, tags: Vec<String>) -> Vec<Reason> {
+        let mut reasons = Vec::new();
+        if self.links_to {
+            reasons.push(Reason::LinksTo);
+        }
+        if self.linked_from {
+            reasons.push(Reason::LinkedFrom);
+        }
+        if !tags.is_empty() {
+            reasons.push(Reason::SharedTags { tags });
+        }
+        if !self.shared_links.is_empty() {
             reasons.push(Reason::SharedLinks {
                 notes: self.shared_links.iter().map(|t| t.to_string()).collect(),
             });
         }
         if let Some(s) = self.similar {
-            score += s;
             reasons.push(Reason::Similar { score: s });
         }
-        Related { path: path.clone(), score, reasons }
+        reasons
     }
 }

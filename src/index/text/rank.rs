@@ -380,7 +380,15 @@ impl TextIndex {
             }
         }
         let mut scored: Vec<(f32, u32)> = acc.touched.iter().map(|&d| (acc.scores[d as usize], d)).collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| self.path_of(a.1).cmp(self.path_of(b.1))));
+        // The best `limit` by score then path (a total order), then only those sorted.
+        let order = |a: &(f32, u32), b: &(f32, u32)| {
+            b.0.total_cmp(&a.0).then_with(|| self.path_of(a.1).cmp(self.path_of(b.1)))
+        };
+        if limit > 0 && scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, order);
+            scored.truncate(limit);
+        }
+        scored.sort_by(order);
         let best = scored.first().map_or(1.0, |s| s.0.max(f32::MIN_POSITIVE));
         scored
             .into_iter()

@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::index::graph::Graph;
+use crate::index::graph::{Graph, GraphNote};
 use crate::note::rewrite::{LinkChange, rebase_links, rewrite_links};
-use crate::note::{LinkResolver, LinkStyle};
+use crate::note::{LinkResolver, LinkStyle, Resolve};
 use crate::vault::{Vault, VaultError, VaultPath};
 
 /// A note whose links change.
@@ -45,9 +45,8 @@ impl MovePlan {
 /// The links to rewrite when `old` moves to `new`: in every note that links to it (frontmatter
 /// links, embeds, aliases and `#heading`/`#^block` subpaths kept), and in the moved note itself.
 /// New link text follows `style` (Obsidian's "New link format"). Notes that cannot be read as text
-/// are left alone. Only notes that may link to `old` are parsed again: those the graph says link
-/// to it, and those that mention its name or an alias (links in headings, which the graph does not
-/// hold, name it too).
+/// are left alone. Only notes that may link to `old` are read and parsed again: those the graph's
+/// backlinks say link to it, and those with links the graph does not list (in headings).
 pub(super) fn plan_move(
     vault: &dyn Vault,
     graph: &Graph,
@@ -56,28 +55,27 @@ pub(super) fn plan_move(
     style: LinkStyle,
 ) -> Result<MovePlan, VaultError> {
     let before = graph.resolver();
-    let after = resolver_after(graph, old.as_str(), Some(new.as_str()));
-    let names = names_of(graph, old);
+    let after = resolver_after(graph, old, Some(new));
+    let mut candidates = linking_notes(graph, old);
+    candidates.extend(graph.notes_with_unlisted_links());
+    candidates.sort_by(|a, b| a.path.cmp(&b.path));
+    candidates.dedup_by(|a, b| a.path == b.path);
     let mut notes = Vec::new();
-    for note in graph.notes().filter(|n| n.path != *old && n.unreadable.is_none()) {
+    for note in candidates.into_iter().filter(|n| n.path != *old && n.unreadable.is_none()) {
         let text = match vault.read(&note.path) {
             Ok(text) => text,
             Err(VaultError::NotFound { .. } | VaultError::NotText { .. }) => continue,
             Err(err) => return Err(err),
         };
-        let links_there = note.links.iter().any(|l| l.path() == Some(old.as_str()));
-        if !links_there && !mentions(&text, &names) {
-            continue;
-        }
         let done =
-            rewrite_links(&text, note.path.as_str(), old.as_str(), new.as_str(), before, &after, style);
+            rewrite_links(&text, note.path.as_str(), old.as_str(), new.as_str(), before, &*after, style);
         if !done.changes.is_empty() {
             notes.push(NoteEdit { path: note.path.clone(), text: done.text, changes: done.changes });
         }
     }
     let moved = if old.is_markdown() {
         let text = vault.read(old)?;
-        let done = rebase_links(&text, old.as_str(), new.as_str(), before, &after, style);
+        let done = rebase_links(&text, old.as_str(), new.as_str(), before, &*after, style);
         (!done.changes.is_empty()).then(|| NoteEdit {
             path: new.clone(),
             text: done.text,
@@ -89,21 +87,13 @@ pub(super) fn plan_move(
     Ok(MovePlan { moved, notes })
 }
 
-/// The lowercase names a link to `path` may use: its name (also with `%20` for spaces, as Markdown
-/// links write it) and its aliases.
-fn names_of(graph: &Graph, path: &VaultPath) -> Vec<String> {
-    let name = if path.is_markdown() { path.stem() } else { path.file_name() }.to_lowercase();
-    let mut names = vec![name.replace(' ', "%20"), name];
-    if let Some(note) = graph.note(path) {
-        names.extend(note.aliases.iter().map(|a| a.to_lowercase()));
-    }
-    names
-}
-
-/// Whether `text` holds one of `names` (lowercase), ignoring case.
-fn mentions(text: &str, names: &[String]) -> bool {
-    let text = text.to_lowercase();
-    names.iter().any(|name| text.contains(name.as_str()))
+/// The notes with a link to `path` (as the graph resolves them), by path.
+fn linking_notes<'g>(graph: &'g Graph, path: &VaultPath) -> Vec<&'g GraphNote> {
+    let mut notes: Vec<&GraphNote> =
+        graph.backlinks(path).iter().filter_map(|b| graph.note(&b.source)).collect();
+    notes.sort_by(|a, b| a.path.cmp(&b.path));
+    notes.dedup_by(|a, b| a.path == b.path);
+    notes
 }
 
 /// A link that deleting a file breaks, or turns to another file of the same name.
@@ -124,9 +114,13 @@ pub(super) struct DeletedLink {
 
 /// The links from other notes to `deleted`, each with what it opens after the delete.
 pub(super) fn links_into(graph: &Graph, deleted: &VaultPath) -> Vec<DeletedLink> {
-    let after = resolver_after(graph, deleted.as_str(), None);
+    let notes = linking_notes(graph, deleted);
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let after = resolver_after(graph, deleted, None);
     let mut out = Vec::new();
-    for note in graph.notes().filter(|n| n.path != *deleted) {
+    for note in notes.into_iter().filter(|n| n.path != *deleted) {
         for link in note.links.iter().filter(|l| l.path() == Some(deleted.as_str())) {
             let shown = match &link.subpath {
                 Some(sub) => format!("{}#{sub}", link.target),
@@ -144,8 +138,18 @@ pub(super) fn links_into(graph: &Graph, deleted: &VaultPath) -> Vec<DeletedLink>
     out
 }
 
-/// The graph's resolver once `old` is at `new` (or gone, for `None`), aliases following the note.
-fn resolver_after(graph: &Graph, old: &str, new: Option<&str>) -> LinkResolver {
+/// The graph's resolver once `old` is at `new` (or gone, for `None`), aliases following the note:
+/// the graph's own seen with the file moved when it can be (no two files share a path key), else
+/// made again from every path.
+fn resolver_after<'g>(graph: &'g Graph, old: &VaultPath, new: Option<&VaultPath>) -> Box<dyn Resolve + 'g> {
+    match graph.resolver().moved(old.as_str(), new.map(VaultPath::as_str)) {
+        Some(moved) => Box::new(moved),
+        None => Box::new(resolver_made_again(graph, old.as_str(), new.map(VaultPath::as_str))),
+    }
+}
+
+/// [`resolver_after`], made again from every path of the graph.
+fn resolver_made_again(graph: &Graph, old: &str, new: Option<&str>) -> LinkResolver {
     let here = |path: &str| if path == old { new.map(str::to_string) } else { Some(path.to_string()) };
     let paths = graph.notes().map(|n| n.path.as_str()).chain(graph.attachments().map(|a| a.path.as_str()));
     let mut all: Vec<String> = paths.filter_map(here).collect();
