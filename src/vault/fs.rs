@@ -115,10 +115,21 @@ impl FsVault {
                 found: "folder",
             }));
         }
-        let mut bytes = Vec::with_capacity(md.len() as usize + 1);
-        if let Err(e) = file.read_to_end(&mut bytes) {
-            return Some(Err(Self::io(path, e)));
+        // Read to the end by hand: `read_to_end` would ask the file's size and position again.
+        let mut bytes = vec![0; md.len() as usize + 1];
+        let mut len = 0;
+        loop {
+            if len == bytes.len() {
+                bytes.resize(len * 2, 0);
+            }
+            match file.read(&mut bytes[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Some(Err(Self::io(path, e))),
+            }
         }
+        bytes.truncate(len);
         Some(String::from_utf8(bytes).map_err(|_| VaultError::NotText { path: path.to_string() }))
     }
 
