@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::{DEAD, DocMeta, Postings, TAG_MARK, TITLE_WEIGHT, TextIndex, deltas};
+use crate::index::cores::cores;
 use crate::index::query::{Clause, Query};
 use crate::index::tokenize::{fold, tokens};
 use crate::vault::VaultPath;
@@ -48,12 +49,6 @@ pub struct Integrity {
 
 /// The rarest word of a phrase in at least this many notes: the notes are walked on every core.
 pub(super) const PARALLEL_PHRASE: usize = 20_000;
-
-/// The machine's cores (asked once).
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
 
 /// A note holding every word of a phrase (see [`TextIndex::phrase_docs`]).
 pub(super) struct PhraseDoc {
