@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{DEAD, DocMeta, Postings, TAG_MARK, TITLE_WEIGHT, TextIndex, deltas};
-use crate::index::cores::cores;
+use crate::index::cores::{self, cores};
 use crate::index::query::{Clause, Query};
 use crate::index::tokenize::{fold, tokens};
 use crate::vault::VaultPath;
@@ -240,15 +240,10 @@ impl TextIndex {
         }
         // Each core walks the notes of one range of ids; the ranges' answers follow each other.
         let n = self.docs.len() as u64;
-        let bounds: Vec<u32> = (0..=parts as u64).map(|i| (n * i / parts as u64) as u32).collect();
-        std::thread::scope(|scope| {
-            let walks: Vec<_> =
-                bounds.windows(2).map(|w| scope.spawn(move || self.phrase_range(ids, w[0], w[1]))).collect();
-            walks
-                .into_iter()
-                .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
+        let ranges: Vec<(u32, u32)> = (0..parts as u64)
+            .map(|i| ((n * i / parts as u64) as u32, (n * (i + 1) / parts as u64) as u32))
+            .collect();
+        cores::map(&ranges, 1, |&(from, to)| self.phrase_range(ids, from, to)).into_iter().flatten().collect()
     }
 
     /// [`Self::phrase_docs`] for the notes of ids `from..to`.
