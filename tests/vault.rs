@@ -130,6 +130,32 @@ fn symlinks_out_of_the_vault_are_refused() {
     assert!(listed.is_empty(), "{listed:?}");
 }
 
+/// Symlinks that stay in the vault are followed, relative or absolute; a relative one that
+/// climbs out is refused like an absolute one.
+#[cfg(unix)]
+#[test]
+fn symlinks_inside_the_vault_are_followed() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("Notes/Deep")).unwrap();
+    std::fs::write(root.join("Notes/Real.md"), "real").unwrap();
+    std::os::unix::fs::symlink("../Real.md", root.join("Notes/Deep/relative.md")).unwrap();
+    std::os::unix::fs::symlink(root.join("Notes/Real.md"), root.join("absolute.md")).unwrap();
+    std::os::unix::fs::symlink(root.join("Notes"), root.join("Folder")).unwrap();
+    let climb = format!("../{}/secret.md", outside.path().canonicalize().unwrap().display());
+    std::os::unix::fs::symlink("../".repeat(root.components().count()) + &climb[3..], root.join("climb.md"))
+        .unwrap();
+    let vault = FsVault::open(&root).unwrap();
+    assert_eq!(vault.read(&p("Notes/Deep/relative.md")).unwrap(), "real");
+    assert_eq!(vault.read(&p("absolute.md")).unwrap(), "real");
+    assert_eq!(vault.read(&p("Folder/Real.md")).unwrap(), "real");
+    assert!(matches!(vault.read(&p("climb.md")), Err(VaultError::OutsideVault { .. })));
+    assert!(matches!(vault.read(&p("Notes/Missing.md")), Err(VaultError::NotFound { .. })));
+    assert!(matches!(vault.read(&p("Notes")), Err(VaultError::WrongKind { .. })));
+}
+
 #[test]
 fn fs_vault_refuses_a_missing_root() {
     assert!(matches!(FsVault::open("/definitely/not/here"), Err(VaultError::NotAVault { .. })));

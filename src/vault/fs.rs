@@ -11,10 +11,17 @@ use super::{DirEntry, FileMeta, Vault, VaultError, VaultPath, trash_name};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Whether the kernel lets this process use `openat2` (set to false at the first refusal).
+#[cfg(target_os = "linux")]
+static OPENAT2: AtomicBool = AtomicBool::new(true);
+
 /// A vault folder on disk.
 #[derive(Debug, Clone)]
 pub struct FsVault {
     root: PathBuf,
+    /// The root folder held open: notes are opened beneath it by the kernel (`openat2`).
+    #[cfg(target_os = "linux")]
+    root_dir: Option<Arc<std::os::fd::OwnedFd>>,
     /// The paths this process wrote, shared by clones (see [`FsVault::take_written`]).
     journal: Arc<Journal>,
 }
@@ -39,7 +46,20 @@ impl FsVault {
         if !root.is_dir() {
             return Err(VaultError::NotAVault { path: given.display().to_string() });
         }
-        Ok(Self { root, journal: Arc::default() })
+        #[cfg(target_os = "linux")]
+        let root_dir = rustix::fs::open(
+            &root,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .ok()
+        .map(Arc::new);
+        Ok(Self {
+            root,
+            #[cfg(target_os = "linux")]
+            root_dir,
+            journal: Arc::default(),
+        })
     }
 
     /// The paths written, created, trashed or renamed (both ends) through this vault (or a clone)
@@ -93,27 +113,51 @@ impl FsVault {
         }
     }
 
-    /// Reads the note at `path` by opening it, then asking the kernel where the open file is
-    /// (`/proc/self/fd`): one call instead of resolving every part of the path (which the index
-    /// build pays for every note), and the check is on the very file read. `None` when the
+    /// Reads the note at `path`, opened by the kernel beneath the root folder (`openat2` with
+    /// `RESOLVE_BENEATH`: no `..` and no symlink may lead out of it): one call for the open and
+    /// the vault check, which the index build pays for every note. Where that is refused (an
+    /// absolute symlink, even one into the vault; a kernel before 5.6), the file is opened by
+    /// its path and the kernel asked where the open file is (`/proc/self/fd`). `None` when the
     /// file cannot be opened or the kernel not asked: then [`FsVault::resolve`] decides, and
     /// says why.
     #[cfg(target_os = "linux")]
     fn read_opened(&self, path: &VaultPath) -> Option<Result<String, VaultError>> {
-        use std::io::Read as _;
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
         use std::os::fd::AsRawFd as _;
-        let mut file = fs::File::open(self.root.join(path.as_str())).ok()?;
-        let real = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
-        if !real.starts_with(&self.root) {
-            return Some(Err(VaultError::OutsideVault { path: path.to_string() }));
-        }
-        let md = file.metadata().ok()?;
+        let beneath = self.root_dir.as_ref().filter(|_| OPENAT2.load(Ordering::Relaxed)).map(|dir| {
+            rustix::fs::openat2(
+                &**dir,
+                path.as_str(),
+                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY,
+                Mode::empty(),
+                ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+            )
+        });
+        let file = match beneath {
+            Some(Ok(fd)) => fs::File::from(fd),
+            Some(Err(rustix::io::Errno::NOENT)) => return None,
+            other => {
+                if let Some(Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM)) = other {
+                    OPENAT2.store(false, Ordering::Relaxed);
+                }
+                let file = fs::File::open(self.root.join(path.as_str())).ok()?;
+                let real = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+                if !real.starts_with(&self.root) {
+                    return Some(Err(VaultError::OutsideVault { path: path.to_string() }));
+                }
+                file
+            }
+        };
+        Some(Self::read_file(path, file))
+    }
+
+    /// Reads an open file to its end, as text.
+    #[cfg(target_os = "linux")]
+    fn read_file(path: &VaultPath, mut file: fs::File) -> Result<String, VaultError> {
+        use std::io::Read as _;
+        let md = file.metadata().map_err(|e| Self::io(path, e))?;
         if md.is_dir() {
-            return Some(Err(VaultError::WrongKind {
-                path: path.to_string(),
-                expected: "file",
-                found: "folder",
-            }));
+            return Err(VaultError::WrongKind { path: path.to_string(), expected: "file", found: "folder" });
         }
         // Read to the end by hand: `read_to_end` would ask the file's size and position again.
         let mut bytes = vec![0; md.len() as usize + 1];
@@ -126,11 +170,11 @@ impl FsVault {
                 Ok(0) => break,
                 Ok(n) => len += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Some(Err(Self::io(path, e))),
+                Err(e) => return Err(Self::io(path, e)),
             }
         }
         bytes.truncate(len);
-        Some(String::from_utf8(bytes).map_err(|_| VaultError::NotText { path: path.to_string() }))
+        String::from_utf8(bytes).map_err(|_| VaultError::NotText { path: path.to_string() })
     }
 
     fn io(path: &VaultPath, source: std::io::Error) -> VaultError {
