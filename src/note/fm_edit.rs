@@ -227,7 +227,7 @@ mod tests {
         let out = set(NOTE, "status", &json!("done")).unwrap();
         assert_eq!(out, NOTE.replace("status: draft", "status: done"));
         let out = set(NOTE, "aliases", &json!(["y"])).unwrap();
-        assert_eq!(out, NOTE.replace("aliases:\n  - x\n", "aliases:\n  - y\n"));
+        assert_eq!(out, NOTE.replace("aliases:\n  - x\n", "aliases:\n  - \"y\"\n"));
         let out = set(NOTE, "new key", &json!(3)).unwrap();
         assert_eq!(out, NOTE.replace("status: draft\n", "status: draft\nnew key: 3\n"));
     }

@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::diag::Diagnostic;
 
+mod plain;
+
 /// Where the frontmatter sits in a note, as byte ranges into the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontmatterBlock {
@@ -134,6 +136,9 @@ pub fn scalar_string(value: &Value) -> Option<String> {
 pub fn parse_yaml_mapping(yaml: &str) -> (Map<String, Value>, Vec<Diagnostic>) {
     if yaml.trim().is_empty() {
         return (Map::new(), Vec::new());
+    }
+    if let Some(map) = plain::parse(yaml) {
+        return (map, Vec::new());
     }
     match serde_saphyr::from_str::<Value>(yaml) {
         Ok(Value::Object(map)) => (map, Vec::new()),

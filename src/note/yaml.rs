@@ -36,16 +36,22 @@ fn is_plain_safe(s: &str) -> bool {
     if s.chars().any(|c| c.is_control()) {
         return false;
     }
-    let lower = s.to_ascii_lowercase();
-    if matches!(lower.as_str(), "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~") {
+    if is_bool_or_null_word(s) {
         return false;
     }
+    let lower = s.to_ascii_lowercase();
     // Anything YAML would read as a number stays a string only when quoted.
     let numeric = lower.trim_start_matches(['+', '-']);
     !(numeric.parse::<f64>().is_ok()
         || numeric.starts_with("0x")
         || numeric.starts_with("0o")
         || matches!(numeric, ".inf" | ".nan"))
+}
+
+/// Whether YAML readers take `s`, written plain, for a boolean or null (YAML 1.1's words
+/// included: the frontmatter reader accepts them, as Obsidian does).
+pub(crate) fn is_bool_or_null_word(s: &str) -> bool {
+    ["true", "false", "yes", "no", "y", "n", "on", "off", "null", "~"].iter().any(|w| s.eq_ignore_ascii_case(w))
 }
 
 /// The lines (without line ends) of `key: value` for a top-level key.
@@ -88,6 +94,8 @@ mod tests {
             "line\nbreak",
             "ok: ",
             "café",
+            "y",
+            "N",
             "",
         ] {
             let yaml = format!("k: {}", string(s));
@@ -99,7 +107,8 @@ mod tests {
     #[test]
     fn lists_and_maps() {
         assert_eq!(key_lines("tags", &json!(["a", "b c"])), ["tags:", "  - a", "  - b c"]);
-        assert_eq!(key_lines("n", &json!({"x": 1})), ["n:", "  x: 1"]);
+        assert_eq!(key_lines("m", &json!({"x": 1})), ["m:", "  x: 1"]);
+        assert_eq!(key_lines("n", &json!("y")), ["\"n\": \"y\""]);
         assert_eq!(key_lines("e", &json!([])), ["e: []"]);
     }
 }
