@@ -76,6 +76,12 @@ impl Table {
         &self.text[start..self.ends[entry] as usize]
     }
 
+    /// The bytes of entry `entry`'s string (no check that they end on characters: they do).
+    fn key_bytes(&self, entry: usize) -> &[u8] {
+        let start = if entry == 0 { 0 } else { self.ends[entry - 1] as usize };
+        &self.text.as_bytes()[start..self.ends[entry] as usize]
+    }
+
     /// The slot holding `key`, or the empty slot where it would go.
     fn find(&self, key: &str, hash: u64) -> (usize, Option<u32>) {
         let mask = self.slots.len() - 1;
@@ -86,7 +92,7 @@ impl Table {
             if entry == 0 {
                 return (at, None);
             }
-            if slot_tag == tag && self.key(entry as usize - 1) == key {
+            if slot_tag == tag && self.key_bytes(entry as usize - 1) == key.as_bytes() {
                 return (at, Some(self.values[entry as usize - 1]));
             }
             at = (at + 1) & mask;
@@ -102,7 +108,9 @@ impl Table {
 
     /// The value of `key`, or `value()` stored for it.
     fn get_or_insert(&mut self, key: &str, value: impl FnOnce(usize) -> u32) -> u32 {
-        if self.ends.len() * 8 >= self.slots.len() * 7 {
+        // At most half full: a word not there yet (every new word, every new spelling) is
+        // found missing after 2.5 probes on average, against 32 at seven eighths.
+        if self.ends.len() * 2 >= self.slots.len() {
             self.grow();
         }
         let h = hash(key);
