@@ -399,8 +399,9 @@ mod tests {
             false,
         )
         .unwrap();
-        let expected =
-            NOTE.replace("status: draft\n", "status: done\n\"n\": 2\n").replace("'#gamma']", "'#gamma', delta]");
+        let expected = NOTE
+            .replace("status: draft\n", "status: done\n\"n\": 2\n")
+            .replace("'#gamma']", "'#gamma', delta]");
         assert_eq!(out, expected);
         let actions: Vec<PropertyAction> = changes.iter().map(|c| c.action).collect();
         assert_eq!(actions, [PropertyAction::Set, PropertyAction::Merged, PropertyAction::Added]);

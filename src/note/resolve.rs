@@ -2,8 +2,8 @@
 //! linking note's folder, `.md` optional), else by name anywhere in the vault, else by an alias;
 //! names compare case-insensitively. And the reverse: the link text to write for a file.
 
+use foldhash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Serialize;
 

@@ -51,7 +51,9 @@ fn is_plain_safe(s: &str) -> bool {
 /// Whether YAML readers take `s`, written plain, for a boolean or null (YAML 1.1's words
 /// included: the frontmatter reader accepts them, as Obsidian does).
 pub(crate) fn is_bool_or_null_word(s: &str) -> bool {
-    ["true", "false", "yes", "no", "y", "n", "on", "off", "null", "~"].iter().any(|w| s.eq_ignore_ascii_case(w))
+    ["true", "false", "yes", "no", "y", "n", "on", "off", "null", "~"]
+        .iter()
+        .any(|w| s.eq_ignore_ascii_case(w))
 }
 
 /// The lines (without line ends) of `key: value` for a top-level key.

@@ -7,8 +7,8 @@
 //! (`A.md` and `a.md`, or `x` and `x.md`, where the order files were added in decides), every
 //! link is resolved again with a new resolver.
 
+use foldhash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
@@ -315,7 +315,7 @@ impl Graph {
     }
 
     fn index_backlinks(&mut self) {
-        let mut index: Backlinks = HashMap::new();
+        let mut index = Backlinks::default();
         for (source, note) in &self.notes {
             for (i, link) in note.links.iter().enumerate() {
                 if let Some(target) = link.path().filter(|t| *t != &**source) {

@@ -157,7 +157,10 @@ fn scalar(text: &str) -> Option<Value> {
         return text.parse::<u64>().ok().map(Value::from);
     }
     let is_date = bytes.len() == 10
-        && bytes.iter().enumerate().all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() });
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() });
     is_date.then(|| Value::String(text.to_string()))
 }
 
