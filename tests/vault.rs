@@ -222,3 +222,38 @@ mod config {
         assert!(matches!(missing, Err(ConfigError::NotAFolder { .. })));
     }
 }
+
+/// A vault with many folders is listed on every core: every file once, hidden ones left out,
+/// in path order.
+#[test]
+fn many_folders_are_listed_once_each_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = Vec::new();
+    for a in 0..12 {
+        for b in 0..4 {
+            let folder = format!("F{a:02}/Sub{b}/Deep");
+            std::fs::create_dir_all(dir.path().join(&folder)).unwrap();
+            for (i, name) in ["x.md", "y.png"].iter().enumerate() {
+                let path = if i == 0 { format!("F{a:02}/Sub{b}/{name}") } else { format!("{folder}/{name}") };
+                std::fs::write(dir.path().join(&path), "x").unwrap();
+                expected.push(path);
+            }
+            std::fs::write(dir.path().join(format!("{folder}/.hidden.md")), "x").unwrap();
+        }
+    }
+    std::fs::create_dir_all(dir.path().join(".obsidian/plugins")).unwrap();
+    std::fs::write(dir.path().join(".obsidian/plugins/a.md"), "x").unwrap();
+    std::fs::write(dir.path().join("Top.md"), "x").unwrap();
+    expected.push("Top.md".to_string());
+    expected.sort();
+    let vault = FsVault::open(dir.path()).unwrap();
+    for _ in 0..5 {
+        let listed: Vec<String> =
+            vault.list(&VaultPath::root()).unwrap().into_iter().map(|f| f.path.to_string()).collect();
+        assert_eq!(listed, expected);
+    }
+    let scoped: Vec<String> =
+        vault.list(&p("F03")).unwrap().into_iter().map(|f| f.path.to_string()).collect();
+    assert_eq!(scoped.len(), 8);
+    assert!(scoped.iter().all(|p| p.starts_with("F03/")));
+}
