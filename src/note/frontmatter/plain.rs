@@ -315,7 +315,7 @@ mod tests {
         use proptest::strategy::ValueTree as _;
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let blocks = prop::collection::vec(line(), 0..6);
-        let (mut read, total) = (0, 20_000);
+        let (mut read, total) = (0, 3_000);
         for _ in 0..total {
             let block = blocks.new_tree(&mut runner).unwrap().current().concat();
             read += usize::from(agree(&block));
