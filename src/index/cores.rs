@@ -15,15 +15,21 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&T) -> R
         return items.iter().map(f).collect();
     }
     let chunk = items.len().div_ceil(parts);
+    let (first, rest) = items.split_at(chunk.min(items.len()));
     std::thread::scope(|scope| {
-        let runs: Vec<_> = items
+        // The other runs on new threads, the first on this one (one thread fewer to start).
+        let runs: Vec<_> = rest
             .chunks(chunk)
             .map(|run| {
                 let f = &f;
                 scope.spawn(move || run.iter().map(f).collect::<Vec<R>>())
             })
             .collect();
-        runs.into_iter().flat_map(|r| r.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        let mut out: Vec<R> = first.iter().map(&f).collect();
+        for run in runs {
+            out.extend(run.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
     })
 }
 

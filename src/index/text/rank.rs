@@ -48,7 +48,7 @@ pub struct Integrity {
 }
 
 /// The rarest word of a phrase in at least this many notes: the notes are walked on every core.
-pub(super) const PARALLEL_PHRASE: usize = 20_000;
+pub(super) const PARALLEL_PHRASE: usize = 4_096;
 
 /// A note holding every word of a phrase (see [`TextIndex::phrase_docs`]).
 pub(super) struct PhraseDoc {
