@@ -56,8 +56,7 @@ fn run(notes: usize) {
 
     // Cold build in the background, as the server starts it (page cache warm: just written).
     let before = rss_kb();
-    let service =
-        IndexService::start(Arc::clone(&vault), IndexOptions { watch: false, ..IndexOptions::default() });
+    let service = IndexService::start(Arc::clone(&vault), IndexOptions::default());
     assert!(service.wait_ready(Duration::from_secs(600)));
     let memory = rss_kb().saturating_sub(before) * 1024;
     let status = service.status();

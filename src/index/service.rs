@@ -28,7 +28,8 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 const MAX_HOLD: Duration = Duration::from_millis(400);
 /// Shortest time between two polls of the vault's modification times.
 const MIN_POLL: Duration = Duration::from_secs(2);
-/// Poll period when no watcher runs.
+/// Shortest poll period when no watcher runs (a vault whose poll takes longer is polled less
+/// often: at most a tenth of one core goes to polling).
 const POLL_UNWATCHED: Duration = Duration::from_secs(1);
 /// Notes a worker takes at a time.
 const BATCH: usize = 32;
@@ -627,7 +628,11 @@ impl Shared {
             }
             let (last_poll, period) = {
                 let info = self.info();
-                let period = if info.watching { MIN_POLL.max(info.poll_cost * 30) } else { POLL_UNWATCHED };
+                let period = if info.watching {
+                    MIN_POLL.max(info.poll_cost * 30)
+                } else {
+                    POLL_UNWATCHED.max(info.poll_cost * 10)
+                };
                 (info.last_poll, period)
             };
             let period = if self.poll { period } else { Duration::from_secs(3600) };
