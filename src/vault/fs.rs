@@ -225,10 +225,7 @@ impl FsVault {
         self.walk_one(dir, rel, &mut out, &mut pending);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len());
         if threads <= 1 {
-            while let Some((dir, rel)) = pending.pop() {
-                self.walk_one(&dir, &rel, &mut out, &mut pending);
-            }
-            return out;
+            return self.walk_serial(out, pending);
         }
         // The folders waiting, and how many threads are reading one (and may find more).
         let queue = Mutex::new((pending, 0usize));
@@ -273,12 +270,15 @@ impl FsVault {
                 }
             }
         });
-        if failed.load(Ordering::Relaxed) { self.walk_serial(dir, rel) } else { out }
+        if failed.load(Ordering::Relaxed) {
+            return self.walk_serial(Vec::new(), vec![(dir.to_path_buf(), rel.to_string())]);
+        }
+        out
     }
 
-    fn walk_serial(&self, dir: &Path, rel: &str) -> Vec<FileMeta> {
-        let mut out = Vec::new();
-        let mut pending = vec![(dir.to_path_buf(), rel.to_string())];
+    /// Adds to `out` the files of the `pending` folders and of every folder under them, on this
+    /// thread.
+    fn walk_serial(&self, mut out: Vec<FileMeta>, mut pending: Vec<(PathBuf, String)>) -> Vec<FileMeta> {
         while let Some((dir, rel)) = pending.pop() {
             self.walk_one(&dir, &rel, &mut out, &mut pending);
         }
