@@ -71,15 +71,14 @@ impl Table {
         self.ends.len()
     }
 
-    fn key(&self, entry: usize) -> &str {
+    /// Where entry `entry`'s string lies in `text`.
+    fn span(&self, entry: usize) -> std::ops::Range<usize> {
         let start = if entry == 0 { 0 } else { self.ends[entry - 1] as usize };
-        &self.text[start..self.ends[entry] as usize]
+        start..self.ends[entry] as usize
     }
 
-    /// The bytes of entry `entry`'s string (no check that they end on characters: they do).
-    fn key_bytes(&self, entry: usize) -> &[u8] {
-        let start = if entry == 0 { 0 } else { self.ends[entry - 1] as usize };
-        &self.text.as_bytes()[start..self.ends[entry] as usize]
+    fn key(&self, entry: usize) -> &str {
+        &self.text[self.span(entry)]
     }
 
     /// The slot holding `key`, or the empty slot where it would go.
@@ -92,7 +91,8 @@ impl Table {
             if entry == 0 {
                 return (at, None);
             }
-            if slot_tag == tag && self.key_bytes(entry as usize - 1) == key.as_bytes() {
+            // Compared as bytes: no check that the span ends on characters (it does).
+            if slot_tag == tag && self.text.as_bytes()[self.span(entry as usize - 1)] == *key.as_bytes() {
                 return (at, Some(self.values[entry as usize - 1]));
             }
             at = (at + 1) & mask;
