@@ -214,16 +214,15 @@ impl FsVault {
         Ok(tmp)
     }
 
-    /// Lists files under `dir` (whose vault path is `rel`). Symbolic links are followed only when
-    /// they stay inside the vault; linked folders are not entered (no loops, no escapes).
-    /// Every file under `dir` (vault path `rel`), hidden ones and symlinks out of the vault
-    /// left out, in no order. Folders are read on every core: each thread takes the next
+    /// Every file under `dir` (vault path `rel`), in no order; hidden ones left out. Symbolic
+    /// links are followed only when they stay inside the vault; linked folders are not entered
+    /// (no loops, no escapes). Folders are read on every core: each thread takes the next
     /// folder found and not yet read, until none is left and no thread is reading one.
     fn walk(&self, dir: &Path, rel: &str) -> Vec<FileMeta> {
         let mut out = Vec::new();
         let mut pending = Vec::new();
         self.walk_one(dir, rel, &mut out, &mut pending);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len());
+        let threads = crate::index::cores::cores().min(pending.len());
         if threads <= 1 {
             return self.walk_serial(out, pending);
         }
