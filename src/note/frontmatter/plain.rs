@@ -78,7 +78,7 @@ fn block_list<'a>(lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>
         let Some(item) = body.strip_prefix("- ") else {
             // The next key (the list, if any, is over), or a shape not read here.
             return if at == 0 && !body.starts_with('-') {
-                Some(if items.is_empty() && indent.is_none() { Value::Null } else { Value::Array(items) })
+                Some(if indent.is_none() { Value::Null } else { Value::Array(items) })
             } else {
                 None
             };
