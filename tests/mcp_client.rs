@@ -15,6 +15,8 @@ pub fn config(vault: &std::path::Path, annotations_folder: Option<&str>) -> Conf
         vault_source: "test".into(),
         annotations_folder: annotations_folder.map(String::from),
         synthesis_folder: "Synthesis".into(),
+        template_path: None,
+        colors: Vec::new(),
     }
 }
 

@@ -272,6 +272,7 @@ fn annotation_strategy() -> impl Strategy<Value = Annotation> {
                 comment_prefix: None,
                 theme: None,
                 page,
+                page_label: None,
                 heading_level: level,
                 image_path: image.then(|| "image-1-x1-y2.png".to_string()),
                 zotero_link: None,

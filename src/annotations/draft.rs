@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use super::colors::{self, ColorMap};
 use super::model::{Annotation, AnnotationType};
-use super::text::{link_page, split_comment, strip_bold, strip_quotes};
+use super::text::{image_page, link_page, split_comment, strip_bold, strip_quotes};
 use super::{ParseOptions, colors::category_of};
 
 /// Where the colour of an annotation came from.
@@ -110,7 +110,12 @@ impl Draft<'_> {
         }
         text = text.filter(|t| !t.is_empty());
         let split = comment.as_deref().map(|c| split_comment(c, &options.prefixes)).unwrap_or_default();
-        let page = self.link.as_deref().and_then(link_page).or(self.page);
+        // The page as the note prints it; the link's page (Zotero's page label) when it differs;
+        // with nothing printed, the link's page, else the page in an image's file name.
+        let linked = self.link.as_deref().and_then(link_page);
+        let page =
+            self.page.or_else(|| linked.clone()).or_else(|| self.image.as_deref().and_then(image_page));
+        let page_label = linked.filter(|l| page.as_ref() != Some(l));
         let warning = (!known).then(|| match (&color_hex, &self.color.name) {
             (Some(hex), _) => {
                 format!("colour {hex} is not in the colour map; the annotation is kept as \"other\"")
@@ -133,6 +138,7 @@ impl Draft<'_> {
             comment_prefix: split.prefix,
             theme: split.theme,
             page,
+            page_label,
             image_path: self.image,
             zotero_link: self.link,
         };

@@ -35,6 +35,11 @@ impl<'a> Lines<'a> {
         self.spans.get(i).map_or("", |&(s, e)| &self.text[s..e])
     }
 
+    /// The byte offset of line `i` in the note (the note's length past the end).
+    pub fn offset(&self, i: usize) -> usize {
+        self.spans.get(i).map_or(self.text.len(), |&(s, _)| s)
+    }
+
     /// The 1-based line number of line `i` in the whole note.
     pub fn number(&self, i: usize) -> usize {
         self.first_number + i

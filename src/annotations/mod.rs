@@ -7,6 +7,7 @@ mod draft;
 mod lines;
 mod model;
 pub mod prefixes;
+pub mod template;
 
 pub use colors::{ColorEntry, ColorMap};
 pub use model::{Annotation, AnnotationDoc, AnnotationType, ColorCategory, TemplateStyle};
@@ -22,6 +23,10 @@ pub struct ParseOptions {
     pub colors: ColorMap,
     /// Recognised comment prefixes.
     pub prefixes: PrefixTable,
+    /// The user's Zotero Integration templates, compiled: a note is read the way the template
+    /// that matches most of it writes.
+    #[serde(skip)]
+    pub templates: Vec<std::sync::Arc<template::Template>>,
 }
 
 mod parse;

@@ -54,8 +54,12 @@ pub struct Annotation {
     /// For `THEME [x]:` comments, the `x`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
-    /// The page label as printed (`5`, `12-14`, `xii`, `S12`); `None` when the export has none.
+    /// The page as the note prints it (`5`, `12-14`, `xii`, `S12`); when the note prints none, the
+    /// page of the annotation's Zotero link, else of its image's file name.
     pub page: Option<String>,
+    /// The page in the annotation's Zotero link (the PDF's page label) when it differs from
+    /// `page`: a template may print the page index while its link carries the label.
+    pub page_label: Option<String>,
     /// 2, 3 or 4 for section1, section2, section3; `None` for semantic colours.
     pub heading_level: Option<u8>,
     /// The embedded image for image annotations (`image-9-x52-y300.png`).
@@ -77,6 +81,8 @@ pub enum TemplateStyle {
     Formatted,
     /// Highlightr `<mark class="hltr-…">` spans.
     Highlightr,
+    /// The user's own Zotero Integration template, compiled.
+    UserTemplate,
     /// Several styles in one note.
     Mixed,
     /// No annotation found.

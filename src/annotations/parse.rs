@@ -1,12 +1,15 @@
 //! The parser: note text → [`AnnotationDoc`]. One pass over the body's lines; each template
 //! style is a reader in `styles`, each annotation a `Draft` finished in one place.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::draft::Draft;
 use super::lines::{Lines, callout_header, heading, is_formatted_line, is_mark_start, unquote};
 use super::model::TemplateStyle;
 use super::styles;
+use super::template::Template;
 use super::text::{citekey_prefix, find, strip_bold, zotero_link};
 use super::{Annotation, AnnotationDoc, ParseOptions};
 use crate::diag::Diagnostic;
@@ -16,11 +19,13 @@ use crate::note::frontmatter::{self, Frontmatter, scalar_string};
 /// Never fails: what cannot be read becomes a diagnostic in the result.
 pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationDoc {
     let fm = Frontmatter::parse(text);
-    let lines = Lines::new(text, frontmatter::body_start(text));
+    let body = frontmatter::body_start(text);
+    let lines = Lines::new(text, body);
     let mut scan = Scan::default();
     scan.run(&lines, options);
     let mut diagnostics = fm.diagnostics.clone();
     diagnostics.append(&mut scan.diagnostics);
+    with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
     let citekey = citekey_of(&fm, &scan, file_path);
     let title = fm
         .get_str("title")
@@ -36,7 +41,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         title,
         file_path: file_path.to_string(),
         template: scan.style(),
-        annotations: scan.annotations,
+        annotations: scan.annotations.into_iter().map(|(_, a)| a).collect(),
         zotero_link: zotero_link(text, "select").map(str::to_string),
         authors: authors_of(&fm).or(scan.fields.authors),
         year: year_of(&fm).or(scan.fields.year),
@@ -73,7 +78,10 @@ struct Fields {
 
 #[derive(Default)]
 struct Scan {
-    annotations: Vec<Annotation>,
+    /// Each annotation with the byte offset it starts at.
+    annotations: Vec<(usize, Annotation)>,
+    /// Annotations read with the user's template.
+    from_template: usize,
     diagnostics: Vec<Diagnostic>,
     styles: [usize; 4],
     first_h1: Option<String>,
@@ -182,7 +190,7 @@ impl Scan {
         if let Some(warning) = warning {
             self.diagnostics.push(Diagnostic::warning(lines.number(i), warning));
         }
-        self.annotations.push(annotation);
+        self.annotations.push((lines.offset(i), annotation));
         Some(next)
     }
 
@@ -215,6 +223,13 @@ impl Scan {
     }
 
     fn style(&self) -> TemplateStyle {
+        if self.from_template > 0 {
+            return if self.from_template == self.annotations.len() {
+                TemplateStyle::UserTemplate
+            } else {
+                TemplateStyle::Mixed
+            };
+        }
         let kinds = [
             TemplateStyle::MarkBlocks,
             TemplateStyle::Highlightr,
@@ -263,4 +278,48 @@ fn year_of(fm: &Frontmatter) -> Option<String> {
     (digits.len() == 4)
         .then_some(digits)
         .or_else(|| (!text.trim().is_empty()).then(|| text.trim().to_string()))
+}
+
+/// Reads the note with the user's template: its annotations replace those the built-in rules
+/// found in the same place; what the built-in rules found elsewhere (older imports written with
+/// another template) is kept. A template that matches nothing leaves the built-in reading.
+fn with_templates(
+    templates: &[Arc<Template>],
+    text: &str,
+    body: usize,
+    options: &ParseOptions,
+    scan: &mut Scan,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some((template, found)) = templates
+        .iter()
+        .map(|t| (t, t.read(text, body)))
+        .reduce(|best, next| if next.1.len() > best.1.len() { next } else { best })
+    else {
+        return;
+    };
+    if found.is_empty() {
+        if !scan.annotations.is_empty() {
+            diagnostics.push(Diagnostic::info(
+                0,
+                format!(
+                    "the template {} matched no annotation in this note; it was read with the built-in rules",
+                    template.name
+                ),
+            ));
+        }
+        return;
+    }
+    let covered = |at: usize| found.iter().any(|f| (f.start..f.end).contains(&at));
+    scan.annotations.retain(|(at, _)| !covered(*at));
+    let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
+    for f in found {
+        let (annotation, warning) = f.draft.finish(options);
+        if let Some(warning) = warning {
+            diagnostics.push(Diagnostic::warning(line_of(f.start), warning));
+        }
+        scan.annotations.push((f.start, annotation));
+        scan.from_template += 1;
+    }
+    scan.annotations.sort_by_key(|(at, _)| *at);
 }

@@ -101,6 +101,20 @@ pub fn link_page(link: &str) -> Option<String> {
     query.split('&').find_map(|kv| kv.strip_prefix("page=")).filter(|p| !p.is_empty()).map(str::to_string)
 }
 
+/// The page in the file name Zotero Integration gives an image annotation:
+/// `…/image-5-x98-y533.png` (`{base}-{page}-x{x}-y{y}.{ext}`) → `5`.
+pub fn image_page(path: &str) -> Option<String> {
+    let name = path.rsplit(['/', '\\']).next()?;
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    let mut parts = stem.rsplit('-');
+    let y = parts.next()?;
+    let x = parts.next()?;
+    let page = parts.next()?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    (y.strip_prefix('y').is_some_and(digits) && x.strip_prefix('x').is_some_and(digits) && digits(page))
+        .then(|| page.to_string())
+}
+
 /// An opening `<mark …>` tag read from the start of `s`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkTag {
@@ -261,6 +275,9 @@ mod tests {
                 .unwrap();
         assert_eq!(link, "zotero://open-pdf/library/items/AB?page=3&annotation=CD");
         assert_eq!(link_page(link).as_deref(), Some("3"));
+        assert_eq!(image_page("Papers/images/image-5-x98-y533.png").as_deref(), Some("5"));
+        assert_eq!(image_page("a/key_image-12-x1-y2.png").as_deref(), Some("12"));
+        assert_eq!(image_page("photo-x1-y2.png"), None);
     }
 
     #[test]

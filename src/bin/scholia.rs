@@ -35,6 +35,10 @@ enum Command {
         /// Keep only these colours (meanings such as positive, question, or hexes such as #5fb236).
         #[arg(long, value_delimiter = ',')]
         colors: Vec<String>,
+        /// The vault whose Zotero Integration template wrote the note (default: the nearest folder
+        /// above the note that holds .obsidian/).
+        #[arg(long)]
+        vault: Option<PathBuf>,
     },
     /// Print (or write) the summary of one annotation note.
     Summarize {
@@ -86,7 +90,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Mcp(args) => scholia::mcp::run(args)?,
         Command::Tools(args) => scholia::mcp::tools(args)?,
         Command::Call(args) => scholia::mcp::call(args)?,
-        Command::Parse { file, colors } => {
+        Command::Parse { file, colors, vault } => {
+            let options = parse_options_for(&file, vault.as_deref());
             let keep = library::color_filter(&colors, &options).map_err(|e| anyhow!(e))?;
             let text = read_note(&file)?;
             let absolute = std::path::absolute(&file).unwrap_or(file);
@@ -173,6 +178,26 @@ impl Context {
         println!("{}", self.vault.absolute(&path));
         Ok(())
     }
+}
+
+/// The parse options of the vault that holds `file` (`--vault`, else the nearest folder above it
+/// with `.obsidian/`): its Zotero Integration templates compiled. A note outside any vault is
+/// read with the built-in rules.
+fn parse_options_for(file: &Path, vault: Option<&Path>) -> ParseOptions {
+    let env = Env::from_process();
+    let root = match vault {
+        Some(v) => Some(v.to_path_buf()),
+        None => vault_above(std::slice::from_ref(&file.to_path_buf())),
+    };
+    let Some(root) = root else { return ParseOptions::default() };
+    let config = config::resolve(Some(&root), &env).ok();
+    let Ok(vault) = FsVault::open(&root) else { return ParseOptions::default() };
+    let setup = library::setup::discover(&vault, config.as_ref().and_then(|c| c.template_path.as_deref()));
+    let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
+    if let Some(config) = config {
+        config.apply_colors(&mut options.colors);
+    }
+    options
 }
 
 /// The nearest folder above the first note that holds `.obsidian/`.

@@ -327,6 +327,8 @@ mod tests {
             vault_source: "test".into(),
             annotations_folder: None,
             synthesis_folder: "Synthesis".into(),
+            template_path: None,
+            colors: Vec::new(),
         };
         let options = IndexOptions { watch: false, ..IndexOptions::default() };
         (Scholia::with_index(Settings::new(config), options).unwrap(), dir)

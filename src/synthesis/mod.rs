@@ -23,6 +23,7 @@
 //!     comment_prefix: None,
 //!     theme: None,
 //!     page: Some("12".into()),
+//!     page_label: None,
 //!     heading_level: None,
 //!     image_path: None,
 //!     zotero_link: None,

@@ -52,6 +52,26 @@ pub struct Config {
     pub annotations_folder: Option<String>,
     /// Where summaries and syntheses are written.
     pub synthesis_folder: String,
+    /// The Zotero Integration template the notes were written with (vault-relative), when set.
+    pub template_path: Option<String>,
+    /// Colour meanings from the `[colors]` table: (hex or Zotero colour name, meaning).
+    pub colors: Vec<(String, String)>,
+}
+
+impl Config {
+    /// Puts the `[colors]` meanings before the default ones in `map`.
+    pub fn apply_colors(&self, map: &mut crate::annotations::ColorMap) {
+        use crate::annotations::{ColorEntry, colors};
+        let mut rows: Vec<ColorEntry> = Vec::new();
+        for (key, meaning) in &self.colors {
+            let hex = colors::parse_hex(key).or_else(|| colors::zotero_hex_of_name(key).map(str::to_string));
+            if let Some(hex) = hex {
+                rows.push(ColorEntry { hex, name: meaning.trim().to_string() });
+            }
+        }
+        rows.append(&mut map.entries);
+        map.entries = rows;
+    }
 }
 
 /// Why no usable configuration was found.
@@ -85,6 +105,9 @@ pub enum ConfigError {
 struct FileConfig {
     #[serde(default)]
     obsidian: ObsidianSection,
+    /// `[colors]`: hex or Zotero colour name → meaning.
+    #[serde(default)]
+    colors: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -92,6 +115,9 @@ struct ObsidianSection {
     vault_path: Option<String>,
     annotations_folder: Option<String>,
     synthesis_folder: Option<String>,
+    template_path: Option<String>,
+    #[serde(skip)]
+    colors: Vec<(String, String)>,
 }
 
 fn read_file(dir: &Path) -> Result<Option<(PathBuf, ObsidianSection)>, ConfigError> {
@@ -101,7 +127,9 @@ fn read_file(dir: &Path) -> Result<Option<(PathBuf, ObsidianSection)>, ConfigErr
         path: path.display().to_string(),
         reason: e.message().to_string(),
     })?;
-    Ok(Some((path, parsed.obsidian)))
+    let mut section = parsed.obsidian;
+    section.colors = parsed.colors.into_iter().collect();
+    Ok(Some((path, section)))
 }
 
 /// Resolves the configuration from the `--vault` flag (if given) and the environment.
@@ -133,6 +161,9 @@ pub fn resolve(flag_vault: Option<&Path>, env: &Env) -> Result<Config, ConfigErr
             .filter(|f| !f.trim().is_empty() && f.trim() != "/"),
         synthesis_folder: pick("OBSIDIAN_SYNTHESIS_FOLDER", |s| s.synthesis_folder.as_ref())
             .unwrap_or_else(|| "Synthesis".to_string()),
+        template_path: pick("SCHOLIA_TEMPLATE_PATH", |s| s.template_path.as_ref())
+            .filter(|p| !p.trim().is_empty()),
+        colors: files.iter().find(|s| !s.colors.is_empty()).map(|s| s.colors.clone()).unwrap_or_default(),
     })
 }
 

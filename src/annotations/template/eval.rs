@@ -1,0 +1,654 @@
+//! The template, evaluated symbolically: constants are computed (dictionaries, macros, loops over
+//! constant lists), the annotation's fields stay symbolic, and every `if` on them becomes an
+//! alternative that records what its condition says. The result is the template's shape as a
+//! [`Pat`], with each loop over the annotations as a [`Pat::Loop`] whose body is kept apart.
+
+use std::rc::Rc;
+
+use super::pattern::{Fact, Field, Pat, Slot, Transform};
+use super::syntax::{self, Expr, Node, Params, SetValue};
+
+/// A loop over the annotations: its body and what its filters say about every annotation in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopInfo {
+    /// One iteration.
+    pub body: Pat,
+    /// From `filterby(...)` on the loop's list: `colorCategory` startswith `Red`, ….
+    pub facts: Vec<Fact>,
+}
+
+/// The evaluated template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// The whole template, with [`Pat::Loop`] where the annotation loops are.
+    pub outer: Pat,
+    /// The annotation loops.
+    pub loops: Vec<LoopInfo>,
+    /// Constructs that were not understood, for the diagnostics: (line or 0, message).
+    pub problems: Vec<(usize, String)>,
+}
+
+/// Reads other templates named by `{% include %}` / `{% import %}` (Obsidian link text or a path).
+pub type Loader<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Evaluates `nodes` (a parsed template).
+pub fn evaluate(nodes: &[Node], loader: Loader<'_>) -> Program {
+    let mut ev = Eval { scopes: vec![globals()], loops: Vec::new(), problems: Vec::new(), depth: 0, loader };
+    let outer = ev.nodes(nodes);
+    Program { outer, loops: ev.loops, problems: ev.problems }
+}
+
+#[derive(Debug, Clone)]
+enum Val {
+    Str(String),
+    Num(f64),
+    Bool(bool),
+    Null,
+    List(Vec<Val>),
+    Dict(Vec<(String, Val)>),
+    /// A field of the annotation, with what was done to it.
+    Field(Field, Vec<Transform>),
+    /// A field of the annotation looked up in a constant dictionary: one value per key.
+    Switch(Field, Vec<(String, Val)>),
+    /// The annotation itself.
+    Ann,
+    /// The annotations list, with the facts its filters give.
+    Annotations(Vec<Fact>),
+    /// The item's creators (a loop over them prints the authors).
+    Creators,
+    /// Text with slots (a macro's output, a `set` block, a concatenation).
+    Pat(Pat),
+    /// A method of a value, not yet called.
+    Method(Box<Val>, String),
+    Macro(Rc<(Params, Vec<Node>)>),
+    /// Anything not known until the template runs.
+    Any,
+}
+
+/// The truth of a condition: known, or unknown with the facts each outcome gives.
+enum Tri {
+    True,
+    False,
+    Maybe(Vec<Fact>, Vec<Fact>),
+}
+
+fn globals() -> Vec<(String, Val)> {
+    let field = |f| Val::Field(f, Vec::new());
+    vec![
+        ("annotations".into(), Val::Annotations(Vec::new())),
+        ("title".into(), field(Field::MetaTitle)),
+        ("authors".into(), field(Field::MetaAuthors)),
+        ("creators".into(), Val::Creators),
+        ("citekey".into(), field(Field::MetaCitekey)),
+        ("citationKey".into(), field(Field::MetaCitekey)),
+        ("date".into(), field(Field::MetaYear)),
+        ("year".into(), field(Field::MetaYear)),
+    ]
+}
+
+struct Eval<'a> {
+    scopes: Vec<Vec<(String, Val)>>,
+    loops: Vec<LoopInfo>,
+    problems: Vec<(usize, String)>,
+    depth: usize,
+    loader: Loader<'a>,
+}
+
+const MAX_DEPTH: usize = 24;
+const MAX_UNROLL: usize = 256;
+
+impl Eval<'_> {
+    fn get(&self, name: &str) -> Val {
+        for scope in self.scopes.iter().rev() {
+            if let Some((_, v)) = scope.iter().rev().find(|(n, _)| n == name) {
+                return v.clone();
+            }
+        }
+        Val::Any
+    }
+
+    fn set(&mut self, name: &str, value: Val) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_string(), value));
+        }
+    }
+
+    fn problem(&mut self, line: usize, message: String) {
+        if !self.problems.iter().any(|(_, m)| *m == message) {
+            self.problems.push((line, message));
+        }
+    }
+
+    fn nodes(&mut self, nodes: &[Node]) -> Pat {
+        let mut items = Vec::new();
+        for node in nodes {
+            let p = self.node(node);
+            Pat::push(&mut items, p);
+        }
+        Pat::seq(items)
+    }
+
+    fn scoped<T>(&mut self, vars: Vec<(String, Val)>, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.scopes.push(vars);
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        self.scopes.pop();
+        out
+    }
+
+    fn node(&mut self, node: &Node) -> Pat {
+        if self.depth > MAX_DEPTH {
+            self.problem(0, "templates nest too deeply (a macro or include calls itself?)".into());
+            return Pat::empty();
+        }
+        match node {
+            Node::Text(t) => Pat::Lit(t.clone()),
+            Node::Output(e) => {
+                let v = self.eval(e);
+                render(v)
+            }
+            Node::If(branches) => self.if_chain(branches),
+            Node::For { vars, iter, body, empty } => self.for_loop(vars, iter, body, empty),
+            Node::Set { names, value } => {
+                let v = match value {
+                    SetValue::Expr(e) => self.eval(e),
+                    SetValue::Body(body) => Val::Pat(self.nodes(body)),
+                };
+                for name in names {
+                    self.set(name, v.clone());
+                }
+                Pat::empty()
+            }
+            Node::Macro { name, params, body } => {
+                self.set(name, Val::Macro(Rc::new((params.clone(), body.clone()))));
+                Pat::empty()
+            }
+            Node::Include(target) => match self.eval(target) {
+                Val::Str(name) => match (self.loader)(&name).map(|src| syntax::parse(&src)) {
+                    Some(Ok(nodes)) => self.scoped(Vec::new(), |ev| ev.nodes(&nodes)),
+                    Some(Err(e)) => {
+                        self.problem(
+                            e.line,
+                            format!("the included template {name} could not be read: {}", e.message),
+                        );
+                        Pat::empty()
+                    }
+                    None => {
+                        self.problem(0, format!("the included template {name} was not found in the vault"));
+                        Pat::empty()
+                    }
+                },
+                _ => {
+                    self.problem(
+                        0,
+                        "an {% include %} names its template with an expression; it was skipped".into(),
+                    );
+                    Pat::empty()
+                }
+            },
+            Node::Import(names) => {
+                for name in names {
+                    self.set(name, Val::Any);
+                }
+                self.problem(
+                    0,
+                    "macros from {% import %} are not read; what they print is matched loosely".into(),
+                );
+                Pat::empty()
+            }
+            Node::FilterBlock { body, .. } => self.nodes(body),
+            Node::Persist(body) => {
+                let inner = self.nodes(body);
+                Pat::seq([
+                    Pat::Lit("%% begin annotations %%".into()),
+                    inner,
+                    Pat::Lit("%% end annotations %%".into()),
+                ])
+            }
+            Node::Other { tag, line } => {
+                self.problem(
+                    *line,
+                    format!("the {{% {tag} %}} tag is not understood; what it prints is skipped"),
+                );
+                Pat::empty()
+            }
+        }
+    }
+
+    fn if_chain(&mut self, branches: &[(Option<Expr>, Vec<Node>)]) -> Pat {
+        let mut alts: Vec<(Vec<Fact>, Pat)> = Vec::new();
+        let mut otherwise: Vec<Fact> = Vec::new();
+        let mut exhaustive = false;
+        for (cond, body) in branches {
+            let tri = cond.as_ref().map_or(Tri::True, |c| self.truth(c));
+            match tri {
+                Tri::False => continue,
+                Tri::True => {
+                    let p = self.nodes(body);
+                    alts.push((otherwise.clone(), p));
+                    exhaustive = true;
+                    break;
+                }
+                Tri::Maybe(yes, no) => {
+                    let p = self.nodes(body);
+                    let mut facts = otherwise.clone();
+                    facts.extend(yes);
+                    alts.push((facts, p));
+                    otherwise.extend(no);
+                }
+            }
+        }
+        if !exhaustive {
+            alts.push((otherwise, Pat::empty()));
+        }
+        if alts.len() == 1 && alts[0].0.is_empty() {
+            return alts.pop().map(|(_, p)| p).unwrap_or_else(Pat::empty);
+        }
+        Pat::Alt(alts)
+    }
+
+    fn for_loop(&mut self, vars: &[String], iter: &Expr, body: &[Node], empty: &[Node]) -> Pat {
+        let var = vars.first().cloned().unwrap_or_default();
+        match self.eval(iter) {
+            Val::Annotations(facts) => {
+                let pat = self.scoped(vec![(var, Val::Ann), ("loop".into(), Val::Any)], |ev| ev.nodes(body));
+                let prints_annotations =
+                    [Field::Text, Field::Comment, Field::Image].iter().any(|f| pat.has_field(*f));
+                if prints_annotations {
+                    self.loops.push(LoopInfo { body: pat, facts });
+                    Pat::Loop(self.loops.len() - 1)
+                } else {
+                    Pat::Repeat(Box::new(pat))
+                }
+            }
+            Val::List(items) if items.is_empty() => self.nodes(empty),
+            Val::Dict(items) if items.is_empty() => self.nodes(empty),
+            Val::List(items) => {
+                let n = items.len();
+                let parts: Vec<Pat> = items
+                    .into_iter()
+                    .take(MAX_UNROLL)
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let scope = vec![(var.clone(), item), ("loop".into(), loop_var(i, n))];
+                        self.scoped(scope, |ev| ev.nodes(body))
+                    })
+                    .collect();
+                Pat::seq(parts)
+            }
+            Val::Dict(entries) => {
+                let n = entries.len();
+                let parts: Vec<Pat> = entries
+                    .into_iter()
+                    .take(MAX_UNROLL)
+                    .enumerate()
+                    .map(|(i, (k, v))| {
+                        let mut scope = vec![("loop".into(), loop_var(i, n))];
+                        match vars {
+                            [key, value, ..] => {
+                                scope.push((key.clone(), Val::Str(k)));
+                                scope.push((value.clone(), v));
+                            }
+                            _ => scope.push((var.clone(), Val::Str(k))),
+                        }
+                        self.scoped(scope, |ev| ev.nodes(body))
+                    })
+                    .collect();
+                Pat::seq(parts)
+            }
+            Val::Creators => Pat::Slot(Slot { field: Field::MetaAuthors, transforms: Vec::new() }),
+            _ => {
+                let scope =
+                    vars.iter().map(|v| (v.clone(), Val::Any)).chain([("loop".into(), Val::Any)]).collect();
+                let pat = self.scoped(scope, |ev| ev.nodes(body));
+                Pat::Repeat(Box::new(pat))
+            }
+        }
+    }
+
+    fn eval(&mut self, e: &Expr) -> Val {
+        match e {
+            Expr::Str(s) => Val::Str(s.clone()),
+            Expr::Num(n) => n.parse().map_or(Val::Any, Val::Num),
+            Expr::Bool(b) => Val::Bool(*b),
+            Expr::Null => Val::Null,
+            Expr::Regex(_) => Val::Any,
+            Expr::Var(name) => self.get(name),
+            Expr::Attr(target, name) => {
+                let target = self.eval(target);
+                attr(target, name)
+            }
+            Expr::Index(target, index) => {
+                let target = self.eval(target);
+                let index = self.eval(index);
+                match (target, index) {
+                    (t, Val::Str(key)) => attr(t, &key),
+                    (Val::List(items), Val::Num(i)) => items.get(i as usize).cloned().unwrap_or(Val::Null),
+                    (Val::Dict(entries), Val::Field(f, _)) => Val::Switch(f, entries),
+                    (Val::Annotations(_), _) => Val::Ann,
+                    _ => Val::Any,
+                }
+            }
+            Expr::Call(callee, args) => {
+                let callee = self.eval(callee);
+                self.call(callee, args)
+            }
+            Expr::Filter(target, name, args) => {
+                let target = self.eval(target);
+                let args: Vec<Val> = args.iter().map(|a| self.eval(a)).collect();
+                filter(target, name, &args)
+            }
+            Expr::Binary(left, op, right) => match op.as_str() {
+                "~" | "+" => {
+                    let (l, r) = (self.eval(left), self.eval(right));
+                    match (l, r) {
+                        (Val::Num(a), Val::Num(b)) if op == "+" => Val::Num(a + b),
+                        (Val::Str(a), Val::Str(b)) => Val::Str(a + &b),
+                        (l, r) => Val::Pat(Pat::seq([render(l), render(r)])),
+                    }
+                }
+                "-" | "*" | "/" | "//" | "%" | "**" => Val::Any,
+                _ => match self.truth(e) {
+                    Tri::True => Val::Bool(true),
+                    Tri::False => Val::Bool(false),
+                    Tri::Maybe(..) => Val::Any,
+                },
+            },
+            Expr::Not(_) | Expr::Is(..) => match self.truth(e) {
+                Tri::True => Val::Bool(true),
+                Tri::False => Val::Bool(false),
+                Tri::Maybe(..) => Val::Any,
+            },
+            Expr::Cond(then, cond, otherwise) => match self.truth(cond) {
+                Tri::True => self.eval(then),
+                Tri::False => otherwise.as_ref().map_or(Val::Null, |o| self.eval(o)),
+                Tri::Maybe(yes, no) => {
+                    let a = render(self.eval(then));
+                    let b = otherwise.as_ref().map_or_else(Pat::empty, |o| render(self.eval(o)));
+                    Val::Pat(Pat::Alt(vec![(yes, a), (no, b)]))
+                }
+            },
+            Expr::List(items) => Val::List(items.iter().map(|i| self.eval(i)).collect()),
+            Expr::Dict(items) => Val::Dict(
+                items
+                    .iter()
+                    .map(|(k, v)| {
+                        let key = match self.eval(k) {
+                            Val::Str(s) => s,
+                            _ => match k {
+                                Expr::Var(name) => name.clone(),
+                                _ => String::new(),
+                            },
+                        };
+                        (key, self.eval(v))
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn call(&mut self, callee: Val, args: &[Expr]) -> Val {
+        match callee {
+            Val::Macro(m) => {
+                let (params, body) = (&m.0, &m.1);
+                let mut scope = Vec::new();
+                for (i, (name, default)) in params.iter().enumerate() {
+                    let v = match args.get(i) {
+                        Some(a) => self.eval(a),
+                        None => default.as_ref().map_or(Val::Null, |d| self.eval(d)),
+                    };
+                    scope.push((name.clone(), v));
+                }
+                let body = body.clone();
+                Val::Pat(self.scoped(scope, |ev| ev.nodes(&body)))
+            }
+            Val::Method(target, name) => {
+                let args: Vec<Val> = args.iter().map(|a| self.eval(a)).collect();
+                method(*target, &name, &args)
+            }
+            _ => Val::Any,
+        }
+    }
+
+    fn truth(&mut self, e: &Expr) -> Tri {
+        match e {
+            Expr::Not(inner) => match self.truth(inner) {
+                Tri::True => Tri::False,
+                Tri::False => Tri::True,
+                Tri::Maybe(yes, no) => Tri::Maybe(no, yes),
+            },
+            Expr::Binary(l, op, r) if op == "and" => match (self.truth(l), self.truth(r)) {
+                (Tri::False, _) | (_, Tri::False) => Tri::False,
+                (Tri::True, other) | (other, Tri::True) => other,
+                (Tri::Maybe(mut a, _), Tri::Maybe(b, _)) => {
+                    a.extend(b);
+                    Tri::Maybe(a, Vec::new())
+                }
+            },
+            Expr::Binary(l, op, r) if op == "or" => match (self.truth(l), self.truth(r)) {
+                (Tri::True, _) | (_, Tri::True) => Tri::True,
+                (Tri::False, other) | (other, Tri::False) => other,
+                (Tri::Maybe(_, mut a), Tri::Maybe(_, b)) => {
+                    a.extend(b);
+                    Tri::Maybe(Vec::new(), a)
+                }
+            },
+            Expr::Binary(l, op, r) if op == "==" || op == "!=" => {
+                let (a, b) = (self.eval(l), self.eval(r));
+                let tri = equals(&a, &b);
+                if op == "!=" {
+                    match tri {
+                        Tri::True => Tri::False,
+                        Tri::False => Tri::True,
+                        Tri::Maybe(yes, no) => Tri::Maybe(no, yes),
+                    }
+                } else {
+                    tri
+                }
+            }
+            Expr::Binary(..) => Tri::Maybe(Vec::new(), Vec::new()),
+            Expr::Is(inner, test, negated) => {
+                let v = self.eval(inner);
+                let tri = match (test.as_str(), &v) {
+                    ("defined" | "truthy" | "string", Val::Field(f, _)) => {
+                        Tri::Maybe(vec![Fact::Has(*f)], vec![Fact::Lacks(*f)])
+                    }
+                    ("defined", Val::Null) => Tri::False,
+                    ("defined", Val::Str(_) | Val::Num(_) | Val::Bool(_) | Val::List(_) | Val::Dict(_)) => {
+                        Tri::True
+                    }
+                    ("none" | "null", Val::Null) => Tri::True,
+                    _ => Tri::Maybe(Vec::new(), Vec::new()),
+                };
+                match (tri, negated) {
+                    (t, false) => t,
+                    (Tri::True, true) => Tri::False,
+                    (Tri::False, true) => Tri::True,
+                    (Tri::Maybe(a, b), true) => Tri::Maybe(b, a),
+                }
+            }
+            other => {
+                let v = self.eval(other);
+                truthy(&v)
+            }
+        }
+    }
+}
+
+fn loop_var(i: usize, n: usize) -> Val {
+    Val::Dict(vec![
+        ("index".into(), Val::Num((i + 1) as f64)),
+        ("index0".into(), Val::Num(i as f64)),
+        ("first".into(), Val::Bool(i == 0)),
+        ("last".into(), Val::Bool(i + 1 == n)),
+        ("length".into(), Val::Num(n as f64)),
+    ])
+}
+
+fn truthy(v: &Val) -> Tri {
+    match v {
+        Val::Str(s) => bool_tri(!s.is_empty()),
+        Val::Num(n) => bool_tri(*n != 0.0),
+        Val::Bool(b) => bool_tri(*b),
+        Val::Null => Tri::False,
+        Val::List(_) | Val::Dict(_) | Val::Ann | Val::Macro(_) | Val::Method(..) => Tri::True,
+        Val::Field(f, t) if !t.contains(&Transform::Partial) => {
+            Tri::Maybe(vec![Fact::Has(*f)], vec![Fact::Lacks(*f)])
+        }
+        _ => Tri::Maybe(Vec::new(), Vec::new()),
+    }
+}
+
+fn bool_tri(b: bool) -> Tri {
+    if b { Tri::True } else { Tri::False }
+}
+
+fn equals(a: &Val, b: &Val) -> Tri {
+    match (a, b) {
+        (Val::Field(f, t), Val::Str(s)) | (Val::Str(s), Val::Field(f, t))
+            if !t.contains(&Transform::Partial) =>
+        {
+            Tri::Maybe(vec![Fact::Is(*f, s.clone())], Vec::new())
+        }
+        (Val::Str(x), Val::Str(y)) => bool_tri(x == y),
+        (Val::Num(x), Val::Num(y)) => bool_tri(x == y),
+        (Val::Bool(x), Val::Bool(y)) => bool_tri(x == y),
+        (Val::Null, Val::Null) => Tri::True,
+        _ => Tri::Maybe(Vec::new(), Vec::new()),
+    }
+}
+
+/// `target.name`.
+fn attr(target: Val, name: &str) -> Val {
+    match target {
+        Val::Ann => match name {
+            "attachment" => Val::Any,
+            _ => Field::of_attribute(name).map_or(Val::Any, |f| Val::Field(f, Vec::new())),
+        },
+        Val::Dict(entries) => {
+            entries.into_iter().rev().find(|(k, _)| k == name).map_or(Val::Null, |(_, v)| v)
+        }
+        Val::List(items) if name == "length" => Val::Num(items.len() as f64),
+        Val::Str(s) if name == "length" => Val::Num(s.chars().count() as f64),
+        Val::Field(..) | Val::Str(_) if name == "length" => Val::Any,
+        v @ (Val::Field(..) | Val::Str(_)) => Val::Method(Box::new(v), name.to_string()),
+        _ => Val::Any,
+    }
+}
+
+/// `target.name(args)`: JavaScript string methods.
+fn method(target: Val, name: &str, args: &[Val]) -> Val {
+    match name {
+        "replace" | "replaceAll" => filter(target, "replace", args),
+        "trim" | "trimStart" | "trimEnd" | "toString" => filter(target, "trim", args),
+        "toLowerCase" | "toUpperCase" | "toLocaleLowerCase" | "toLocaleUpperCase" => {
+            filter(target, "lower", args)
+        }
+        "substring" | "substr" | "slice" => match target {
+            Val::Field(f, mut t) => {
+                t.push(Transform::Partial);
+                Val::Field(f, t)
+            }
+            _ => Val::Any,
+        },
+        _ => Val::Any,
+    }
+}
+
+/// `target | name(args)`.
+fn filter(target: Val, name: &str, args: &[Val]) -> Val {
+    match target {
+        Val::Annotations(mut facts) => match name {
+            "filterby" => {
+                if let [Val::Str(prop), Val::Str(cmd), Val::Str(value), ..] = args
+                    && (cmd == "startswith" || cmd == "contains" && value.len() > 2)
+                    && let Some(f) = Field::of_attribute(prop)
+                    && matches!(f, Field::Color | Field::ColorCategory | Field::Type)
+                {
+                    facts.push(Fact::Is(f, value.clone()));
+                }
+                Val::Annotations(facts)
+            }
+            "length" | "first" | "last" => Val::Any,
+            _ => Val::Annotations(facts),
+        },
+        Val::Field(f, mut t) => {
+            let transform = match name {
+                "nl2br" => Some(Transform::Nl2br),
+                "replace" => match args {
+                    [Val::Str(from), Val::Str(to), ..] => Some(Transform::Replace(from.clone(), to.clone())),
+                    _ => Some(Transform::Partial),
+                },
+                "lower" | "upper" | "capitalize" | "title" => Some(Transform::Case),
+                "truncate" | "first" | "last" | "wordcount" | "striptags" | "urlencode" => {
+                    Some(Transform::Partial)
+                }
+                "length" => return Val::Any,
+                "format" if f == Field::MetaYear => return year_format(args),
+                _ => None,
+            };
+            t.extend(transform);
+            Val::Field(f, t)
+        }
+        Val::Str(s) => match (name, args) {
+            ("replace", [Val::Str(from), Val::Str(to), ..]) if !from.is_empty() => {
+                Val::Str(s.replace(from, to))
+            }
+            ("lower", _) => Val::Str(s.to_lowercase()),
+            ("upper", _) => Val::Str(s.to_uppercase()),
+            ("trim", _) => Val::Str(s.trim().to_string()),
+            ("capitalize", _) => {
+                let mut c = s.chars();
+                Val::Str(c.next().map_or(String::new(), |f| {
+                    f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect()
+                }))
+            }
+            ("length", _) => Val::Num(s.chars().count() as f64),
+            ("safe" | "escape" | "e" | "string" | "default" | "d", _) => Val::Str(s),
+            _ => Val::Any,
+        },
+        Val::Null if name == "default" || name == "d" => args.first().cloned().unwrap_or(Val::Null),
+        Val::List(items) => match name {
+            "length" => Val::Num(items.len() as f64),
+            "first" => items.into_iter().next().unwrap_or(Val::Null),
+            "last" => items.into_iter().last().unwrap_or(Val::Null),
+            "join" => Val::Any,
+            _ => Val::List(items),
+        },
+        Val::Pat(p) => match name {
+            "safe" | "trim" | "escape" | "e" | "string" => Val::Pat(p),
+            _ => Val::Any,
+        },
+        other @ (Val::Switch(..) | Val::Creators) => other,
+        _ => Val::Any,
+    }
+}
+
+/// `date | format("YYYY")` is the year; other formats print something else of the date.
+fn year_format(args: &[Val]) -> Val {
+    match args.first() {
+        Some(Val::Str(f)) if f.trim() == "YYYY" => Val::Field(Field::MetaYear, Vec::new()),
+        _ => Val::Any,
+    }
+}
+
+/// How a value is printed.
+fn render(v: Val) -> Pat {
+    match v {
+        Val::Str(s) => Pat::Lit(s),
+        Val::Num(n) => Pat::Lit(if n.fract() == 0.0 { format!("{}", n as i64) } else { n.to_string() }),
+        Val::Bool(b) => Pat::Lit(b.to_string()),
+        Val::Null => Pat::empty(),
+        Val::Field(field, transforms) => Pat::Slot(Slot { field, transforms }),
+        Val::Switch(field, entries) => {
+            let mut alts: Vec<(Vec<Fact>, Pat)> =
+                entries.into_iter().map(|(k, v)| (vec![Fact::Is(field, k)], render(v))).collect();
+            alts.push((Vec::new(), Pat::empty()));
+            Pat::Alt(alts)
+        }
+        Val::Pat(p) => p,
+        Val::Creators => Pat::Slot(Slot { field: Field::MetaAuthors, transforms: Vec::new() }),
+        _ => Pat::Slot(Slot { field: Field::Other, transforms: Vec::new() }),
+    }
+}

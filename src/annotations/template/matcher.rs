@@ -1,0 +1,404 @@
+//! A loop body's [`Pat`] as a regular expression, and the matches of it in a note.
+//!
+//! Constant text must appear as written (runs of spaces are loose, line breaks must be line
+//! breaks, extra blank lines are allowed); each slot is a capture group whose class fits its field
+//! (a hex for `color`, no spaces in a link, one line for an unknown value); each `if` branch is an
+//! empty group, so a match says which branch was taken and thus what its condition said. A free
+//! text slot at the very start of the body is kept to one line so that it cannot swallow the
+//! lines above it; a free-text slot that ends the body gets the lines up to the next match.
+
+use regex::{Regex, RegexBuilder};
+
+use super::pattern::{Fact, Field, Pat, Slot, Transform};
+
+/// What a capture group of the expression stands for.
+#[derive(Debug, Clone)]
+enum Group {
+    /// A slot, and the text before it on its line when that is a quote prefix (`> `).
+    Slot(Slot, Option<String>),
+    /// An `if` branch: its facts.
+    Branch(Vec<Fact>),
+    /// The start of loop body `n` (index into the bodies).
+    Body(usize),
+}
+
+/// The annotation loops of a template, ready to match.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    regex: Regex,
+    /// Capture group index → meaning (index 0 unused).
+    groups: Vec<Option<Group>>,
+    /// Whether body `n` ends with a free-text slot that takes the lines after the match.
+    open_end: Vec<bool>,
+}
+
+/// One field read from a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capture {
+    /// Which field.
+    pub field: Field,
+    /// The text, with the template's transforms undone.
+    pub value: String,
+    /// Byte range in the note.
+    pub span: (usize, usize),
+    /// Whether the value was changed in a way that cannot be undone (truncated, lowercased).
+    pub partial: bool,
+}
+
+/// One iteration of a loop found in a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// Byte range in the note (the text taken after it included).
+    pub start: usize,
+    /// End of the range.
+    pub end: usize,
+    /// Which loop body matched.
+    pub body: usize,
+    /// The slots that matched.
+    pub captures: Vec<Capture>,
+    /// The facts of the branches taken.
+    pub facts: Vec<Fact>,
+}
+
+/// Why the loops could not be made into an expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError(pub String);
+
+struct Builder {
+    out: String,
+    groups: Vec<Option<Group>>,
+    /// The text emitted since the last line break, when it is only constant text.
+    line_prefix: Option<String>,
+}
+
+impl Matcher {
+    /// Builds the matcher for the given loop bodies (in template order).
+    pub fn new(bodies: &[Pat]) -> Result<Matcher, BuildError> {
+        let mut b =
+            Builder { out: String::from("(?m)"), groups: vec![None], line_prefix: Some(String::new()) };
+        let mut open_end = Vec::new();
+        for (n, body) in bodies.iter().enumerate() {
+            if n > 0 {
+                b.out.push('|');
+            }
+            let body = trim(body);
+            b.out.push_str("(?:^[ \\t]*");
+            b.group(Group::Body(n), "");
+            b.line_prefix = Some(String::new());
+            b.pat(&body, true);
+            b.out.push(')');
+            open_end.push(ends_in_free_text(&body));
+        }
+        let regex = RegexBuilder::new(&b.out)
+            .size_limit(64 << 20)
+            .dfa_size_limit(16 << 20)
+            .build()
+            .map_err(|e| BuildError(format!("the annotation loop is too large to match ({e})")))?;
+        Ok(Matcher { regex, groups: b.groups, open_end })
+    }
+
+    /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
+    /// first when its body ends with free text (a comment of several paragraphs), up to a line
+    /// `stop` says ends the loop's output.
+    pub fn find(&self, text: &str, from: usize, to: usize, stop: &dyn Fn(&str) -> bool) -> Vec<Hit> {
+        let hay = &text[..to];
+        let mut hits: Vec<Hit> = Vec::new();
+        let mut pos = from;
+        while pos < to {
+            let Some(caps) = self.regex.captures_at(hay, pos) else { break };
+            let whole = caps.get(0).map_or((pos, pos), |m| (m.start(), m.end()));
+            if whole.1 == whole.0 {
+                // An empty iteration (every branch empty): skip a character and go on.
+                pos = next_char(text, whole.0);
+                continue;
+            }
+            let mut hit =
+                Hit { start: whole.0, end: whole.1, body: 0, captures: Vec::new(), facts: Vec::new() };
+            for (i, group) in self.groups.iter().enumerate() {
+                let (Some(group), Some(m)) = (group, caps.get(i)) else { continue };
+                match group {
+                    Group::Body(n) => hit.body = *n,
+                    Group::Branch(facts) => hit.facts.extend(facts.iter().cloned()),
+                    Group::Slot(slot, prefix) => hit.captures.push(capture(slot, prefix.as_deref(), m)),
+                }
+            }
+            pos = whole.1;
+            hits.push(hit);
+        }
+        for i in 0..hits.len() {
+            let gap_end = hits.get(i + 1).map_or(to, |h| h.start);
+            if self.open_end[hits[i].body] {
+                extend(&mut hits[i], text, gap_end, stop);
+            }
+        }
+        hits
+    }
+}
+
+fn next_char(text: &str, at: usize) -> usize {
+    text[at..].chars().next().map_or(at + 1, |c| at + c.len_utf8())
+}
+
+/// Gives the lines after a hit (up to `gap_end` or a stop line) to its last free-text capture.
+fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool) {
+    let mut end = hit.end;
+    let mut taken_end = hit.end;
+    for line in text[hit.end..gap_end].split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if stop(bare) {
+            break;
+        }
+        end += line.len();
+        if !bare.trim().is_empty() {
+            taken_end = end;
+        }
+    }
+    if taken_end == hit.end {
+        return;
+    }
+    let Some(last) = hit.captures.iter_mut().filter(|c| c.field.is_free_text()).max_by_key(|c| c.span.1)
+    else {
+        return;
+    };
+    if !text[last.span.1..hit.end].trim().is_empty() {
+        return;
+    }
+    last.value = format!("{}{}", last.value, &text[last.span.1..taken_end]).trim().to_string();
+    last.span.1 = taken_end;
+    hit.end = taken_end;
+}
+
+fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>) -> Capture {
+    let mut value = m.as_str().to_string();
+    let mut partial = false;
+    for t in slot.transforms.iter().rev() {
+        match t {
+            Transform::Nl2br => value = undo_nl2br(&value),
+            Transform::Replace(from, to) if !to.is_empty() && from != to => {
+                value = value.replace(to.as_str(), from)
+            }
+            Transform::Replace(..) | Transform::Partial => partial = true,
+            Transform::Case => {}
+        }
+    }
+    if let Some(prefix) = prefix.map(str::trim).filter(|p| !p.is_empty()) {
+        value = strip_continuation(&value, prefix);
+    }
+    Capture { field: slot.field, value: value.trim().to_string(), span: (m.start(), m.end()), partial }
+}
+
+fn undo_nl2br(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("<br") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let close = after.find('>').map_or(after.len(), |c| c + 1);
+        out.push('\n');
+        rest = after[close..]
+            .strip_prefix("\r\n")
+            .or_else(|| after[close..].strip_prefix('\n'))
+            .unwrap_or(&after[close..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Removes the quote prefix (`>`) the template put before the slot from its following lines too.
+fn strip_continuation(value: &str, prefix: &str) -> String {
+    if !value.contains('\n') {
+        return value.to_string();
+    }
+    let marker = prefix.trim_end();
+    value
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                return line;
+            }
+            let t = line.trim_start();
+            match t.strip_prefix(marker) {
+                Some(rest) => rest.strip_prefix(' ').unwrap_or(rest),
+                None => line,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The body without the whitespace at its two ends (an iteration starts at a line's start and
+/// ends wherever the next one starts).
+fn trim(body: &Pat) -> Pat {
+    let mut items = match body {
+        Pat::Seq(items) => items.clone(),
+        other => vec![other.clone()],
+    };
+    while let Some(Pat::Lit(s)) = items.first_mut() {
+        let t = s.trim_start().to_string();
+        if t.is_empty() {
+            items.remove(0);
+        } else {
+            *s = t;
+            break;
+        }
+    }
+    while let Some(Pat::Lit(s)) = items.last_mut() {
+        let t = s.trim_end().to_string();
+        if t.is_empty() {
+            items.pop();
+        } else {
+            *s = t;
+            break;
+        }
+    }
+    Pat::seq(items)
+}
+
+/// Whether the last thing the body prints (through its branches) is free text.
+fn ends_in_free_text(p: &Pat) -> bool {
+    match p {
+        Pat::Slot(s) => s.field.is_free_text(),
+        Pat::Seq(items) => {
+            for item in items.iter().rev() {
+                if item.is_empty() {
+                    continue;
+                }
+                if let Pat::Lit(s) = item
+                    && s.trim().is_empty()
+                {
+                    continue;
+                }
+                if ends_in_free_text(item) {
+                    return true;
+                }
+                if let Pat::Alt(branches) = item
+                    && branches.iter().any(|(_, b)| b.is_empty())
+                {
+                    continue;
+                }
+                return false;
+            }
+            false
+        }
+        Pat::Alt(branches) => branches.iter().any(|(_, b)| ends_in_free_text(b)),
+        Pat::Repeat(_) | Pat::Lit(_) | Pat::Loop(_) => false,
+    }
+}
+
+impl Builder {
+    fn group(&mut self, meaning: Group, inner: &str) {
+        let index = self.groups.len();
+        self.groups.push(Some(meaning));
+        self.out.push_str(&format!("(?P<g{index}>{inner})"));
+    }
+
+    /// Emits `p`; `leading` is true while nothing but whitespace has been matched.
+    fn pat(&mut self, p: &Pat, leading: bool) -> bool {
+        match p {
+            Pat::Lit(s) => {
+                self.lit(s);
+                leading && s.trim().is_empty()
+            }
+            Pat::Slot(slot) => {
+                let class = class_of(slot, leading);
+                let prefix = self.line_prefix.clone().filter(|p| p.trim_start().starts_with('>'));
+                self.group(Group::Slot(slot.clone(), prefix), &class);
+                self.line_prefix = None;
+                false
+            }
+            Pat::Seq(items) => {
+                let mut leading = leading;
+                for item in items {
+                    leading = self.pat(item, leading);
+                }
+                leading
+            }
+            Pat::Alt(branches) => {
+                self.out.push_str("(?:");
+                let before = self.line_prefix.clone();
+                let mut after_prefix = None;
+                let mut still_leading = false;
+                for (i, (facts, body)) in branches.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push('|');
+                    }
+                    self.line_prefix = before.clone();
+                    self.group(Group::Branch(facts.clone()), "");
+                    still_leading |= self.pat(body, leading);
+                    if i == 0 {
+                        after_prefix = self.line_prefix.clone();
+                    } else if after_prefix != self.line_prefix {
+                        after_prefix = None;
+                    }
+                }
+                self.out.push(')');
+                self.line_prefix = after_prefix;
+                still_leading
+            }
+            Pat::Repeat(inner) => {
+                self.out.push_str("(?:");
+                self.line_prefix = None;
+                self.pat(inner, false);
+                self.out.push_str(")*");
+                self.line_prefix = None;
+                leading
+            }
+            Pat::Loop(_) => leading,
+        }
+    }
+
+    fn lit(&mut self, s: &str) {
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c.is_whitespace() {
+                let mut newline = c == '\n';
+                while let Some(&n) = chars.peek() {
+                    if !n.is_whitespace() {
+                        break;
+                    }
+                    newline |= n == '\n';
+                    chars.next();
+                }
+                if newline {
+                    self.out.push_str("[ \\t]*\\r?\\n\\s*?");
+                    self.line_prefix = Some(String::new());
+                } else {
+                    self.out.push_str("[ \\t]*");
+                    if let Some(p) = self.line_prefix.as_mut() {
+                        p.push(' ');
+                    }
+                }
+            } else {
+                let mut buf = [0u8; 4];
+                self.out.push_str(&regex::escape(c.encode_utf8(&mut buf)));
+                if let Some(p) = self.line_prefix.as_mut() {
+                    p.push(c);
+                }
+            }
+        }
+    }
+}
+
+/// The characters a slot may match.
+fn class_of(slot: &Slot, leading: bool) -> String {
+    let nl2br = slot.transforms.contains(&Transform::Nl2br);
+    match slot.field {
+        Field::Text | Field::Comment if nl2br => r"(?:[^\n]|<br ?/?>\r?\n)*?".into(),
+        Field::Text | Field::Comment if leading => r"[^\n]*?".into(),
+        Field::Text | Field::Comment => r"(?s:.*?)".into(),
+        Field::Color => r"(?:#?[0-9a-fA-F]{3,8})?".into(),
+        Field::ColorCategory | Field::Type => r"[A-Za-z]*".into(),
+        Field::Page | Field::PageLabel => r"[^\s\]\)|&]*?".into(),
+        Field::Link => r#"(?:zotero://[^\s\)\]>"]*)?"#.into(),
+        Field::Image => r"[^\]\)|\n]*?".into(),
+        Field::Id => r"[A-Za-z0-9]*".into(),
+        Field::Date
+        | Field::Tags
+        | Field::Other
+        | Field::MetaTitle
+        | Field::MetaAuthors
+        | Field::MetaYear
+        | Field::MetaCitekey => r"[^\n]*?".into(),
+    }
+}

@@ -1,0 +1,247 @@
+//! The user's own Zotero Integration template, compiled into a reader of the notes it wrote.
+//!
+//! [`Template::compile`] reads the Nunjucks text ([`syntax`]), evaluates it symbolically
+//! ([`eval`]: constants computed, macros expanded, the annotation's fields left as slots, each
+//! `if` an alternative with the facts its condition gives) and turns every loop over the
+//! annotations into one regular expression ([`matcher`]). [`Template::read`] then finds each
+//! iteration in a note: the template's constant text separates the fields, so labels, quotes and
+//! links the template adds never end up in a field.
+
+mod eval;
+mod matcher;
+mod pattern;
+mod syntax;
+
+use std::borrow::Cow;
+use std::fmt;
+
+pub use eval::Loader;
+use pattern::{Fact, Field, Pat};
+
+use super::draft::Draft;
+use super::text::zotero_link;
+
+/// A compiled template.
+#[derive(Clone)]
+pub struct Template {
+    /// Where the template came from (a vault path), for messages.
+    pub name: String,
+    source: String,
+    matcher: matcher::Matcher,
+    /// Per loop body: the loops that share it (an unrolled outer loop repeats one body).
+    bodies: Vec<Vec<usize>>,
+    loops: Vec<eval::LoopInfo>,
+    /// Per loop: the constant line printed just before it (a heading naming a colour group).
+    headers: Vec<Option<String>>,
+    /// Constructs the compiler did not understand: (template line or 0, message).
+    pub problems: Vec<(usize, String)>,
+}
+
+impl fmt::Debug for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Template").field("name", &self.name).field("loops", &self.loops.len()).finish()
+    }
+}
+
+impl PartialEq for Template {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.source == other.source
+    }
+}
+
+impl Eq for Template {}
+
+/// Why a template could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    /// 1-based line in the template (0: the whole template).
+    pub line: usize,
+    /// What was not understood.
+    pub message: String,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "line {}: {}", self.line, self.message)
+        } else {
+            f.write_str(&self.message)
+        }
+    }
+}
+
+/// One annotation the template's loop printed, found in a note.
+#[derive(Debug)]
+pub struct Found {
+    /// Byte range of the iteration in the note.
+    pub start: usize,
+    /// End of the range.
+    pub end: usize,
+    /// What was read.
+    pub draft: Draft<'static>,
+}
+
+impl Template {
+    /// Compiles `source` (the template's text). `loader` reads templates it includes.
+    pub fn compile(name: &str, source: &str, loader: Loader<'_>) -> Result<Template, TemplateError> {
+        let nodes = syntax::parse(source).map_err(|e| TemplateError { line: e.line, message: e.message })?;
+        let program = eval::evaluate(&nodes, loader);
+        if program.loops.is_empty() {
+            return Err(TemplateError {
+                line: 0,
+                message: "no loop over the annotations prints their text, comment or image \
+                          (`{% for annotation in annotations %}` with `{{annotation.annotatedText}}`)"
+                    .into(),
+            });
+        }
+        let mut unique: Vec<Pat> = Vec::new();
+        let mut bodies: Vec<Vec<usize>> = Vec::new();
+        for (n, info) in program.loops.iter().enumerate() {
+            match unique.iter().position(|b| *b == info.body) {
+                Some(i) => bodies[i].push(n),
+                None => {
+                    unique.push(info.body.clone());
+                    bodies.push(vec![n]);
+                }
+            }
+        }
+        let matcher = matcher::Matcher::new(&unique).map_err(|e| TemplateError { line: 0, message: e.0 })?;
+        let headers = headers(&program.outer, program.loops.len());
+        Ok(Template {
+            name: name.to_string(),
+            source: source.to_string(),
+            matcher,
+            bodies,
+            loops: program.loops,
+            headers,
+            problems: program.problems,
+        })
+    }
+
+    /// How many loops over the annotations the template has.
+    pub fn loop_count(&self) -> usize {
+        self.loops.len()
+    }
+
+    /// Every annotation the template's loops printed in `text[from..]`, in order.
+    pub fn read(&self, text: &str, from: usize) -> Vec<Found> {
+        let header_lines: Vec<&str> = self.headers.iter().flatten().map(String::as_str).collect();
+        let stop = |line: &str| {
+            let t = line.trim();
+            t.starts_with('#') && t[t.bytes().take_while(|&b| b == b'#').count()..].starts_with(' ')
+                || t.starts_with("%%")
+                || t == "---"
+                || header_lines.contains(&t)
+        };
+        let hits = self.matcher.find(text, from, text.len(), &stop);
+        let marks = self.header_marks(text, from);
+        hits.into_iter()
+            .map(|hit| {
+                let facts = self.loop_facts(hit.body, hit.start, &marks);
+                let draft = draft_of(&hit, &facts, text);
+                Found { start: hit.start, end: hit.end, draft }
+            })
+            .collect()
+    }
+
+    /// Where each loop's header line appears in the note: (position, loop).
+    fn header_marks(&self, text: &str, from: usize) -> Vec<(usize, usize)> {
+        let mut marks = Vec::new();
+        if self.headers.iter().all(Option::is_none) {
+            return marks;
+        }
+        let mut pos = from;
+        for line in text[from..].split_inclusive('\n') {
+            let t = line.trim();
+            if let Some(n) = self.headers.iter().position(|h| h.as_deref() == Some(t)) {
+                marks.push((pos, n));
+            }
+            pos += line.len();
+        }
+        marks
+    }
+
+    /// The facts of the loop a hit of `body` at `at` belongs to: the loop whose header came last
+    /// before it, else what all loops sharing the body agree on.
+    fn loop_facts(&self, body: usize, at: usize, marks: &[(usize, usize)]) -> Vec<Fact> {
+        let loops = &self.bodies[body];
+        if let Some(&(_, n)) = marks.iter().rev().find(|(p, _)| *p <= at)
+            && loops.contains(&n)
+        {
+            return self.loops[n].facts.clone();
+        }
+        let first = &self.loops[loops[0]].facts;
+        first.iter().filter(|f| loops.iter().all(|&n| self.loops[n].facts.contains(f))).cloned().collect()
+    }
+}
+
+/// The constant line printed right before each loop, if it is a whole line.
+fn headers(outer: &Pat, count: usize) -> Vec<Option<String>> {
+    fn walk(p: &Pat, last: &mut Option<String>, out: &mut Vec<Option<String>>) {
+        match p {
+            Pat::Lit(s) => {
+                let mut lines: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+                if s.trim_end().contains('\n') || s.ends_with('\n') {
+                    *last = lines.pop().filter(|l| l.chars().count() >= 2).map(str::to_string);
+                } else if !s.trim().is_empty() {
+                    *last = None;
+                }
+            }
+            Pat::Loop(n) => {
+                if let Some(slot) = out.get_mut(*n) {
+                    *slot = last.clone();
+                }
+            }
+            Pat::Seq(items) => items.iter().for_each(|i| walk(i, last, out)),
+            Pat::Alt(branches) => branches.iter().for_each(|(_, b)| walk(b, last, out)),
+            Pat::Repeat(inner) => walk(inner, last, out),
+            Pat::Slot(_) => *last = None,
+        }
+    }
+    let mut out = vec![None; count];
+    walk(outer, &mut None, &mut out);
+    out
+}
+
+fn draft_of(hit: &matcher::Hit, loop_facts: &[Fact], text: &str) -> Draft<'static> {
+    let mut d = Draft::default();
+    let span = &text[hit.start..hit.end];
+    let link = zotero_link(span, "open-pdf").or_else(|| zotero_link(span, "select"));
+    let link_span = link.and_then(|l| span.find(l).map(|i| (hit.start + i, hit.start + i + l.len())));
+    let mut printed_page = None;
+    for c in &hit.captures {
+        let value = c.value.clone();
+        match c.field {
+            Field::Text if !value.is_empty() => d.text.push(Cow::Owned(value)),
+            Field::Comment if !value.is_empty() => d.comment.push(Cow::Owned(value)),
+            Field::Color if !value.is_empty() => d.color.hex = Some(value),
+            Field::ColorCategory if !value.is_empty() => d.color.name = Some(value),
+            Field::Type if !value.is_empty() => d.label = Some(value),
+            Field::Image if !value.is_empty() => d.image = Some(value),
+            Field::Link if !value.is_empty() => d.link = Some(value),
+            Field::Page | Field::PageLabel if !value.is_empty() => {
+                let in_link = link_span.is_some_and(|(s, e)| c.span.0 >= s && c.span.1 <= e);
+                if !in_link && printed_page.is_none() {
+                    printed_page = Some(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    for fact in hit.facts.iter().chain(loop_facts) {
+        match fact {
+            Fact::Is(Field::Color, v) if d.color.hex.is_none() => d.color.hex = Some(v.clone()),
+            Fact::Is(Field::ColorCategory, v) if d.color.name.is_none() => d.color.name = Some(v.clone()),
+            Fact::Is(Field::Type, v) if d.label.is_none() => d.label = Some(v.clone()),
+            _ => {}
+        }
+    }
+    if d.link.is_none() {
+        d.link = link.map(str::to_string);
+    }
+    d.page = printed_page;
+    d
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,61 @@
+use super::*;
+use crate::annotations::{ParseOptions, parse};
+
+fn no_includes(_: &str) -> Option<String> {
+    None
+}
+
+fn read(template: &str, note: &str) -> crate::annotations::AnnotationDoc {
+    let t = Template::compile("t.md", template, &no_includes).unwrap_or_else(|e| panic!("{e}"));
+    let options = ParseOptions { templates: vec![std::sync::Arc::new(t)], ..ParseOptions::default() };
+    parse(note, "/v/n.md", &options)
+}
+
+#[test]
+fn a_callout_template_reads_its_own_output() {
+    let template = "# {{title}}\n{% for annotation in annotations -%}\n> [!quote|{{annotation.color}}] {{annotation.type | capitalize}}\n> {{annotation.annotatedText}}\n> [page {{annotation.page}}]({{annotation.desktopURI}})\n{% if annotation.comment %}\n**Memo:** {{annotation.comment}}\n{% endif %}\n\n{% endfor %}";
+    let note = "# Paper\n> [!quote|#ff6666] Highlight\n> First passage\n> over two lines\n> [page 3](zotero://open-pdf/library/items/AB?page=3&annotation=X1)\n\n**Memo:** a thought\n\nits second paragraph\n\n> [!quote|#5fb236] Underline\n> Second passage\n> [page 1](zotero://open-pdf/library/items/AB?page=2932&annotation=X2)\n\n";
+    let doc = read(template, note);
+    assert_eq!(doc.annotations.len(), 2, "{:#?}", doc.annotations);
+    let a = &doc.annotations[0];
+    assert_eq!(a.text.as_deref(), Some("First passage\nover two lines"));
+    assert_eq!(a.comment.as_deref(), Some("a thought\n\nits second paragraph"));
+    assert_eq!(a.color_hex.as_deref(), Some("#ff6666"));
+    assert_eq!(a.page.as_deref(), Some("3"));
+    assert_eq!(a.page_label, None);
+    assert_eq!(a.zotero_link.as_deref(), Some("zotero://open-pdf/library/items/AB?page=3&annotation=X1"));
+    let b = &doc.annotations[1];
+    assert_eq!(b.kind, crate::annotations::AnnotationType::Underline);
+    assert_eq!((b.page.as_deref(), b.page_label.as_deref()), (Some("1"), Some("2932")));
+    assert_eq!(b.comment, None);
+    assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate);
+}
+
+#[test]
+fn macros_and_colour_conditions_give_the_colour() {
+    let template = "{% macro mark(color) -%}{%- if color == \"#5fb236\" -%}${%- elif color == \"#ff6666\" -%}!{%- endif -%}{%- endmacro %}{% for a in annotations %}\n- {{mark(a.color)}} {{a.annotatedText | nl2br}} [(p. {{a.pageLabel}})](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.pageLabel}}&annotation={{a.id}})\n{% endfor %}";
+    let note = "\n- $ green text<br />\nnext line [(p. 4)](zotero://open-pdf/library/items/K?page=4&annotation=A)\n- ! red text [(p. 5)](zotero://open-pdf/library/items/K?page=5&annotation=B)\n";
+    let doc = read(template, note);
+    assert_eq!(doc.annotations.len(), 2);
+    assert_eq!(doc.annotations[0].text.as_deref(), Some("green text\nnext line"));
+    assert_eq!(doc.annotations[0].color_hex.as_deref(), Some("#5fb236"));
+    assert_eq!(doc.annotations[1].color_hex.as_deref(), Some("#ff6666"));
+    assert_eq!(doc.annotations[1].page.as_deref(), Some("5"));
+}
+
+#[test]
+fn colour_groups_unrolled_from_a_dictionary_give_each_its_colour() {
+    let template = "{% set groups = {\"#ffd400\": \"Main ideas\", \"#ff6666\": \"Critique\"} %}{% for hex, name in groups %}\n## {{name}}\n{% for a in annotations | filterby(\"color\", \"startswith\", hex) %}\n- {{a.annotatedText}}\n{% endfor %}{% endfor %}";
+    let note = "\n## Main ideas\n\n- one\n- two\n\n## Critique\n\n- three\n";
+    let doc = read(template, note);
+    let colours: Vec<_> = doc.annotations.iter().map(|a| a.color_hex.as_deref()).collect();
+    assert_eq!(colours, [Some("#ffd400"), Some("#ffd400"), Some("#ff6666")]);
+}
+
+#[test]
+fn templates_that_cannot_be_read_say_why() {
+    let e = Template::compile("t.md", "{% for a in annotations %}x", &no_includes).unwrap_err();
+    assert!(e.message.contains("endfor"), "{e}");
+    let e = Template::compile("t.md", "# {{title}}\n", &no_includes).unwrap_err();
+    assert!(e.message.contains("no loop over the annotations"), "{e}");
+}

@@ -1,0 +1,176 @@
+//! The user's Zotero Integration setup, found in the vault: the plugin's settings (`data.json`:
+//! export formats, their templates and output paths), the templates compiled, and what could not
+//! be read. Pure over [`Vault`]. The settings and templates are read here only: nothing returns
+//! their text (plugin settings may hold secrets).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::annotations::template::Template;
+use crate::vault::{Vault, VaultPath};
+
+/// Where Zotero Integration keeps its settings.
+pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/obsidian-zotero-desktop-connector/data.json";
+
+/// What was found, for `scholia doctor`, `obsidian_check_status` and the plugin's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SetupReport {
+    /// The plugin settings file, when the vault has one.
+    pub plugin_settings: Option<String>,
+    /// The export formats' note paths (`outputPathTemplate`), e.g. `References/@{{citekey}}.md`.
+    pub output_paths: Vec<String>,
+    /// Every template looked at.
+    pub templates: Vec<TemplateReport>,
+    /// Problems with the settings themselves.
+    pub problems: Vec<String>,
+}
+
+/// One template and how it compiled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TemplateReport {
+    /// Vault-relative path.
+    pub path: String,
+    /// Why it was looked at: `settings` (a `.zotero-mcp.toml` `template_path`), `data.json`
+    /// (an export format), or `vault` (a note holding an annotation loop).
+    pub found_in: String,
+    /// Whether it compiled into a reader.
+    pub compiled: bool,
+    /// How many loops over the annotations it has.
+    pub loops: usize,
+    /// Why it did not compile, or the constructs read only loosely.
+    pub problems: Vec<String>,
+}
+
+/// The setup: the compiled templates and the report.
+#[derive(Debug, Clone, Default)]
+pub struct Setup {
+    /// Templates that compiled, best first.
+    pub templates: Vec<Arc<Template>>,
+    /// What was found.
+    pub report: SetupReport,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PluginSettings {
+    #[serde(default)]
+    export_formats: Vec<ExportFormat>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ExportFormat {
+    output_path_template: Option<String>,
+    template_path: Option<String>,
+    annotation_template_path: Option<String>,
+}
+
+/// How Zotero Integration names a template file: `.md` added, a leading `/` removed.
+fn template_file(raw: &str) -> Option<VaultPath> {
+    let raw = raw.trim().trim_start_matches('/');
+    if raw.is_empty() {
+        return None;
+    }
+    let name = if raw.ends_with(".md") { raw.to_string() } else { format!("{raw}.md") };
+    VaultPath::new(&name).ok()
+}
+
+/// Finds and compiles the vault's templates: `template_path` (Scholia's settings) first, then the
+/// export formats of Zotero Integration's settings, else the notes of the vault that hold a loop
+/// over the annotations.
+pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
+    let mut setup = Setup::default();
+    let mut candidates: Vec<(VaultPath, &str)> = Vec::new();
+    if let Some(path) = template_path.and_then(template_file) {
+        candidates.push((path, "settings"));
+    }
+    if let Ok(settings_path) = VaultPath::new(PLUGIN_SETTINGS)
+        && let Ok(text) = vault.read(&settings_path)
+    {
+        setup.report.plugin_settings = Some(PLUGIN_SETTINGS.to_string());
+        match serde_json::from_str::<PluginSettings>(&text) {
+            Ok(settings) => {
+                for format in settings.export_formats {
+                    setup
+                        .report
+                        .output_paths
+                        .extend(format.output_path_template.filter(|p| !p.trim().is_empty()));
+                    let path = format.template_path.or(format.annotation_template_path);
+                    if let Some(path) = path.as_deref().and_then(template_file)
+                        && !candidates.iter().any(|(p, _)| *p == path)
+                    {
+                        candidates.push((path, "data.json"));
+                    }
+                }
+            }
+            Err(e) => setup.report.problems.push(format!("{PLUGIN_SETTINGS} could not be read: {e}")),
+        }
+    }
+    if candidates.is_empty() {
+        candidates.extend(template_notes(vault).into_iter().map(|p| (p, "vault")));
+    }
+    for (path, found_in) in candidates {
+        let (template, report) = compile(vault, &path, found_in);
+        setup.report.templates.push(report);
+        setup.templates.extend(template.map(Arc::new));
+    }
+    setup
+}
+
+fn compile(vault: &dyn Vault, path: &VaultPath, found_in: &str) -> (Option<Template>, TemplateReport) {
+    let mut report = TemplateReport {
+        path: path.as_str().to_string(),
+        found_in: found_in.to_string(),
+        compiled: false,
+        loops: 0,
+        problems: Vec::new(),
+    };
+    let source = match vault.read(path) {
+        Ok(s) => s,
+        Err(e) => {
+            report.problems.push(format!("the template could not be read: {e}"));
+            return (None, report);
+        }
+    };
+    let loader = |name: &str| {
+        let target = name.trim().trim_start_matches("[[").trim_end_matches("]]");
+        template_file(target).and_then(|p| vault.read(&p).ok())
+    };
+    match Template::compile(path.as_str(), &source, &loader) {
+        Ok(t) => {
+            report.compiled = true;
+            report.loops = t.loop_count();
+            report.problems = t.problems.iter().map(|(line, m)| line_message(*line, m)).collect();
+            (Some(t), report)
+        }
+        Err(e) => {
+            report.problems.push(line_message(e.line, &e.message));
+            (None, report)
+        }
+    }
+}
+
+fn line_message(line: usize, message: &str) -> String {
+    if line > 0 { format!("line {line}: {message}") } else { message.to_string() }
+}
+
+/// Notes that look like Zotero Integration templates: a Nunjucks loop and the annotation text.
+fn template_notes(vault: &dyn Vault) -> Vec<VaultPath> {
+    let Ok(files) = vault.list(&VaultPath::root()) else { return Vec::new() };
+    let mut found = Vec::new();
+    for meta in files.iter().filter(|f| f.path.is_markdown() && f.size < 256 * 1024) {
+        let Ok(text) = vault.read(&meta.path) else { continue };
+        let bytes = text.as_bytes();
+        if memchr::memmem::find(bytes, b"{%").is_some()
+            && memchr::memmem::find(bytes, b"annotatedText").is_some()
+            && memchr::memmem::find(bytes, b"in annot").is_some()
+        {
+            found.push(meta.path.clone());
+        }
+        if found.len() >= 16 {
+            break;
+        }
+    }
+    found
+}
