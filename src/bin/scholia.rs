@@ -39,6 +39,9 @@ enum Command {
         /// above the note that holds .obsidian/).
         #[arg(long)]
         vault: Option<PathBuf>,
+        /// Read the note with the built-in rules only, ignoring the vault's templates.
+        #[arg(long)]
+        no_template: bool,
     },
     /// Print (or write) the summary of one annotation note.
     Summarize {
@@ -90,8 +93,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Mcp(args) => scholia::mcp::run(args)?,
         Command::Tools(args) => scholia::mcp::tools(args)?,
         Command::Call(args) => scholia::mcp::call(args)?,
-        Command::Parse { file, colors, vault } => {
-            let options = parse_options_for(&file, vault.as_deref());
+        Command::Parse { file, colors, vault, no_template } => {
+            let mut options = parse_options_for(&file, vault.as_deref());
+            if no_template {
+                options.templates.clear();
+            }
             let keep = library::color_filter(&colors, &options).map_err(|e| anyhow!(e))?;
             let text = read_note(&file)?;
             let absolute = std::path::absolute(&file).unwrap_or(file);

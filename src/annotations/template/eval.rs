@@ -302,6 +302,11 @@ impl Eval<'_> {
                 let scope =
                     vars.iter().map(|v| (v.clone(), Val::Any)).chain([("loop".into(), Val::Any)]).collect();
                 let pat = self.scoped(scope, |ev| ev.nodes(body));
+                if [Field::Text, Field::Image].iter().any(|f| pat.has_field(*f)) {
+                    // A loop over a list built from the annotations.
+                    self.loops.push(LoopInfo { body: pat, facts: Vec::new() });
+                    return Pat::Loop(self.loops.len() - 1);
+                }
                 Pat::Repeat(Box::new(pat))
             }
         }
@@ -533,6 +538,9 @@ fn attr(target: Val, name: &str) -> Val {
         Val::Str(s) if name == "length" => Val::Num(s.chars().count() as f64),
         Val::Field(..) | Val::Str(_) if name == "length" => Val::Any,
         v @ (Val::Field(..) | Val::Str(_)) => Val::Method(Box::new(v), name.to_string()),
+        // A value the evaluation lost track of (an annotation copied into a list of wrappers):
+        // the annotation's own attribute names still say what is printed.
+        Val::Any => Field::of_attribute(name).map_or(Val::Any, |f| Val::Field(f, Vec::new())),
         _ => Val::Any,
     }
 }

@@ -324,6 +324,7 @@ impl Parser {
                 Node::FilterBlock { name: filter, body: self.body("filter", line)? }
             }
             "persist" => Node::Persist(self.body("persist", line)?),
+            "switch" => self.switch(rest, line)?,
             "block" => Node::FilterBlock { name: String::new(), body: self.body("block", line)? },
             "call" => {
                 let _ = self.body("call", line)?;
@@ -355,6 +356,31 @@ impl Parser {
                 }
                 _ => cond = Some(expr(tag[word.len()..].trim(), tag_line)?),
             }
+        }
+    }
+
+    /// `{% switch x %}{% case a %}…{% default %}…{% endswitch %}` as the `if` chain it means.
+    fn switch(&mut self, subject: &str, line: usize) -> Result<Node, SyntaxError> {
+        let subject = expr(subject, line)?;
+        let (_, mut end) = self.nodes(&["case", "default", "endswitch"])?;
+        let mut branches = Vec::new();
+        loop {
+            let Some((tag, tag_line)) = end else {
+                return Err(SyntaxError { line, message: "{% switch %} has no {% endswitch %}".into() });
+            };
+            let word = tag.split_whitespace().next().unwrap_or("");
+            let cond = match word {
+                "endswitch" => return Ok(Node::If(branches)),
+                "default" => None,
+                _ => Some(Expr::Binary(
+                    Box::new(subject.clone()),
+                    "==".into(),
+                    Box::new(expr(tag[word.len()..].trim(), tag_line)?),
+                )),
+            };
+            let (body, next) = self.nodes(&["case", "default", "endswitch"])?;
+            branches.push((cond, body));
+            end = next;
         }
     }
 
@@ -487,6 +513,12 @@ fn tokenize(src: &str, line: usize) -> Result<Vec<Token>, SyntaxError> {
         let b = bytes[i];
         if b.is_ascii_whitespace() {
             i += 1;
+        } else if src[i..].starts_with('“') {
+            // Curly quotes (a word processor's): not Nunjucks, but read as the string they mean.
+            let body = &src[i + '“'.len_utf8()..];
+            let close = body.find('”').ok_or_else(|| err(format!("unclosed string in `{src}`")))?;
+            tokens.push(Token { kind: Tok::Str, text: body[..close].to_string(), start: i });
+            i += '“'.len_utf8() + close + '”'.len_utf8();
         } else if b == b'"' || b == b'\'' {
             let (text, end) =
                 string_literal(src, i).ok_or_else(|| err(format!("unclosed string in `{src}`")))?;
@@ -508,6 +540,10 @@ fn tokenize(src: &str, line: usize) -> Result<Vec<Token>, SyntaxError> {
             let len = src[i..]
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
                 .unwrap_or(src.len() - i);
+            if len == 0 {
+                let c = src[i..].chars().next().unwrap_or(' ');
+                return Err(err(format!("unexpected character {c:?} in `{src}`")));
+            }
             tokens.push(Token { kind: Tok::Name, text: src[i..i + len].to_string(), start: i });
             i += len;
         } else if let Some(op) = OPERATORS.iter().find(|op| src[i..].starts_with(**op)) {
@@ -784,7 +820,11 @@ impl ExprParser<'_> {
                 _ => Expr::Var(token.text),
             },
             Tok::Op if token.text == "(" => {
-                let e = self.inline_if()?;
+                // `(a, b)`: JavaScript's comma operator, used to call `push` in an expression.
+                let mut e = self.inline_if()?;
+                while self.eat(Tok::Op, ",") {
+                    e = self.inline_if()?;
+                }
                 self.expect(")")?;
                 e
             }
@@ -882,5 +922,12 @@ mod tests {
         assert_eq!(err.line, 2);
         assert!(err.message.contains("endif"), "{err}");
         assert!(parse("{{ a.b( }}").is_err());
+        assert_eq!(
+            expr("format(“YYYY”)", 1).unwrap(),
+            Expr::Call(Box::new(Expr::Var("format".into())), vec![Expr::Str("YYYY".into())])
+        );
+        let switch = parse("{% switch t %}{% case \"image\" %}I{% default %}N{% endswitch %}").unwrap();
+        assert!(matches!(&switch[0], Node::If(b) if b.len() == 2 && b[1].0.is_none()));
+        assert!(expr("(list.push(x), list)", 1).is_ok());
     }
 }
