@@ -291,35 +291,61 @@ fn with_templates(
     scan: &mut Scan,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let Some((template, found)) = templates
+    // Each template's reading, scored: a clean annotation counts one, one whose text or comment
+    // still holds export markup (a link, a tag) counts against it.
+    let Some((template, found, score)) = templates
         .iter()
-        .map(|t| (t, t.read(text, body)))
-        .reduce(|best, next| if next.1.len() > best.1.len() { next } else { best })
+        .map(|t| {
+            let found: Vec<(usize, usize, Annotation, Option<String>)> = t
+                .read(text, body)
+                .into_iter()
+                .map(|f| {
+                    let (a, warning) = f.draft.finish(options);
+                    (f.start, f.end, a, warning)
+                })
+                .collect();
+            let score = quality(found.iter().map(|f| &f.2));
+            (t, found, score)
+        })
+        .reduce(|best, next| if next.2 > best.2 { next } else { best })
     else {
         return;
     };
-    if found.is_empty() {
+    let builtin = quality(scan.annotations.iter().map(|(_, a)| a));
+    if found.is_empty() || score < builtin {
         if !scan.annotations.is_empty() {
             diagnostics.push(Diagnostic::info(
                 0,
                 format!(
-                    "the template {} matched no annotation in this note; it was read with the built-in rules",
+                    "the template {} does not match this note; it was read with the built-in rules",
                     template.name
                 ),
             ));
         }
         return;
     }
-    let covered = |at: usize| found.iter().any(|f| (f.start..f.end).contains(&at));
+    let covered = |at: usize| found.iter().any(|f| (f.0..f.1).contains(&at));
     scan.annotations.retain(|(at, _)| !covered(*at));
     let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
-    for f in found {
-        let (annotation, warning) = f.draft.finish(options);
+    for (start, _, annotation, warning) in found {
         if let Some(warning) = warning {
-            diagnostics.push(Diagnostic::warning(line_of(f.start), warning));
+            diagnostics.push(Diagnostic::warning(line_of(start), warning));
         }
-        scan.annotations.push((f.start, annotation));
+        scan.annotations.push((start, annotation));
         scan.from_template += 1;
     }
     scan.annotations.sort_by_key(|(at, _)| *at);
+}
+
+/// How well a reading explains a note: clean annotations count one, annotations whose text or
+/// comment kept export markup (a Zotero or file link, an HTML tag) count minus one.
+fn quality<'a>(annotations: impl Iterator<Item = &'a Annotation>) -> i64 {
+    annotations
+        .map(|a| {
+            let dirty = [a.text.as_deref(), a.comment.as_deref()].into_iter().flatten().any(|t| {
+                ["zotero://", "file://", "<mark", "<span", "</", "<br"].iter().any(|m| t.contains(m))
+            });
+            if dirty { -1 } else { 1 }
+        })
+        .sum()
 }

@@ -122,6 +122,14 @@ impl Matcher {
                     Group::Slot(slot, prefix) => hit.captures.push(capture(slot, prefix.as_deref(), m)),
                 }
             }
+            let content = hit.captures.iter().any(|c| {
+                matches!(c.field, Field::Text | Field::Comment | Field::Image) && !c.value.is_empty()
+            });
+            if !content {
+                // Only the template's decoration (every field empty): not an annotation.
+                pos = next_char(text, whole.0);
+                continue;
+            }
             pos = whole.1;
             hits.push(hit);
         }
