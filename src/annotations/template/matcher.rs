@@ -122,10 +122,7 @@ impl Matcher {
                     Group::Slot(slot, prefix) => hit.captures.push(capture(slot, prefix.as_deref(), m)),
                 }
             }
-            let content = hit.captures.iter().any(|c| {
-                matches!(c.field, Field::Text | Field::Comment | Field::Image) && !c.value.is_empty()
-            });
-            if !content {
+            if !has_content(&hit) && !self.open_end[hit.body] {
                 // Only the template's decoration (every field empty): not an annotation.
                 pos = next_char(text, whole.0);
                 continue;
@@ -139,8 +136,17 @@ impl Matcher {
                 extend(&mut hits[i], text, gap_end, stop);
             }
         }
+        hits.retain(has_content);
         hits
     }
+}
+
+/// Whether a hit read any text, comment or image: one that did not is the template's decoration
+/// alone (an iteration whose every field is empty cannot be told from nothing).
+fn has_content(hit: &Hit) -> bool {
+    hit.captures
+        .iter()
+        .any(|c| matches!(c.field, Field::Text | Field::Comment | Field::Image) && !c.value.is_empty())
 }
 
 fn next_char(text: &str, at: usize) -> usize {
