@@ -25,11 +25,19 @@ enum Group {
 /// The annotation loops of a template, ready to match.
 #[derive(Debug, Clone)]
 pub struct Matcher {
+    /// The expressions, strictest first: the first leaves out `if` branches that start with free
+    /// text where a sibling branch starts with the template's constant text, so that the branch
+    /// held by constant text wins wherever both could match (in whichever loop body it is).
+    tiers: Vec<Tier>,
+    /// Whether body `n` ends with a free-text slot that takes the lines after the match.
+    open_end: Vec<bool>,
+}
+
+#[derive(Debug, Clone)]
+struct Tier {
     regex: Regex,
     /// Capture group index → meaning (index 0 unused).
     groups: Vec<Option<Group>>,
-    /// Whether body `n` ends with a free-text slot that takes the lines after the match.
-    open_end: Vec<bool>,
 }
 
 /// One field read from a match.
@@ -69,32 +77,31 @@ struct Builder {
     groups: Vec<Option<Group>>,
     /// The text emitted since the last line break, when it is only constant text.
     line_prefix: Option<String>,
+    /// Whether loosely anchored branches are left out (see [`Matcher::tiers`]).
+    strict: bool,
 }
 
 impl Matcher {
     /// Builds the matcher for the given loop bodies (in template order).
     pub fn new(bodies: &[Pat]) -> Result<Matcher, BuildError> {
-        let mut b =
-            Builder { out: String::from("(?m)"), groups: vec![None], line_prefix: Some(String::new()) };
-        let mut open_end = Vec::new();
-        for (n, body) in bodies.iter().enumerate() {
-            if n > 0 {
-                b.out.push('|');
+        // A body that can match nothing would match, empty, at every line and hide the bodies
+        // after it: each is rewritten to print at least one of its fields or constant text.
+        let trimmed: Vec<Pat> =
+            bodies.iter().map(|b| non_empty(&trim(b)).unwrap_or_else(|| trim(b))).collect();
+        let open_end = trimmed.iter().map(ends_in_free_text).collect();
+        let mut tiers: Vec<Tier> = Vec::new();
+        for strict in [true, false] {
+            let tier = tier(&trimmed, strict)?;
+            if tiers.first().is_none_or(|t| t.regex.as_str() != tier.regex.as_str()) {
+                tiers.push(tier);
             }
-            let body = trim(body);
-            b.out.push_str("(?:^[ \\t]*");
-            b.group(Group::Body(n), "");
-            b.line_prefix = Some(String::new());
-            b.pat(&body, true);
-            b.out.push(')');
-            open_end.push(ends_in_free_text(&body));
         }
-        let regex = RegexBuilder::new(&b.out)
-            .size_limit(64 << 20)
-            .dfa_size_limit(16 << 20)
-            .build()
-            .map_err(|e| BuildError(format!("the annotation loop is too large to match ({e})")))?;
-        Ok(Matcher { regex, groups: b.groups, open_end })
+        Ok(Matcher { tiers, open_end })
+    }
+
+    /// The regular expressions' text.
+    pub fn source(&self) -> String {
+        self.tiers.iter().map(|t| t.regex.as_str()).collect::<Vec<_>>().join("\n")
     }
 
     /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
@@ -105,7 +112,15 @@ impl Matcher {
         let mut hits: Vec<Hit> = Vec::new();
         let mut pos = from;
         while pos < to {
-            let Some(caps) = self.regex.captures_at(hay, pos) else { break };
+            // The leftmost match of any tier; the stricter tier where they start together.
+            let Some((tier, caps)) = self
+                .tiers
+                .iter()
+                .filter_map(|t| t.regex.captures_at(hay, pos).map(|c| (t, c)))
+                .min_by_key(|(_, c)| c.get(0).map_or(usize::MAX, |m| m.start()))
+            else {
+                break;
+            };
             let whole = caps.get(0).map_or((pos, pos), |m| (m.start(), m.end()));
             if whole.1 == whole.0 {
                 // An empty iteration (every branch empty): skip a character and go on.
@@ -114,7 +129,7 @@ impl Matcher {
             }
             let mut hit =
                 Hit { start: whole.0, end: whole.1, body: 0, captures: Vec::new(), facts: Vec::new() };
-            for (i, group) in self.groups.iter().enumerate() {
+            for (i, group) in tier.groups.iter().enumerate() {
                 let (Some(group), Some(m)) = (group, caps.get(i)) else { continue };
                 match group {
                     Group::Body(n) => hit.body = *n,
@@ -147,6 +162,29 @@ fn has_content(hit: &Hit) -> bool {
     hit.captures
         .iter()
         .any(|c| matches!(c.field, Field::Text | Field::Comment | Field::Image) && !c.value.is_empty())
+}
+
+/// One expression over every loop body, strict or not.
+fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
+    let mut b = Builder { out: String::from("(?m)"), groups: vec![None], line_prefix: None, strict };
+    let mut order: Vec<usize> = (0..bodies.len()).collect();
+    order.sort_by_key(|&n| anchoring(&bodies[n]));
+    for (i, &n) in order.iter().enumerate() {
+        if i > 0 {
+            b.out.push('|');
+        }
+        b.out.push_str("(?:^[ \\t]*");
+        b.group(Group::Body(n), "");
+        b.line_prefix = Some(String::new());
+        b.pat(&bodies[n], true);
+        b.out.push(')');
+    }
+    let regex = RegexBuilder::new(&b.out)
+        .size_limit(64 << 20)
+        .dfa_size_limit(16 << 20)
+        .build()
+        .map_err(|e| BuildError(format!("the annotation loop is too large to match ({e})")))?;
+    Ok(Tier { regex, groups: b.groups })
 }
 
 fn next_char(text: &str, at: usize) -> usize {
@@ -269,6 +307,51 @@ fn trim(body: &Pat) -> Pat {
     Pat::seq(items)
 }
 
+/// Whether `p` prints something other than whitespace whatever its branches.
+fn contentful(p: &Pat) -> bool {
+    match p {
+        Pat::Lit(s) => !s.trim().is_empty(),
+        Pat::Slot(_) => true,
+        Pat::Seq(items) => items.iter().any(contentful),
+        Pat::Alt(branches) => branches.iter().all(|(_, b)| contentful(b)),
+        Pat::Repeat(_) | Pat::Loop(_) => false,
+    }
+}
+
+/// `p` restricted to what prints at least one field or constant text; `None` if it never does.
+fn non_empty(p: &Pat) -> Option<Pat> {
+    match p {
+        Pat::Lit(s) => (!s.trim().is_empty()).then(|| p.clone()),
+        Pat::Slot(_) => Some(p.clone()),
+        Pat::Repeat(inner) => non_empty(inner).map(|i| Pat::seq([i, p.clone()])),
+        Pat::Loop(_) => None,
+        Pat::Alt(branches) => {
+            let kept: Vec<(Vec<Fact>, Pat)> =
+                branches.iter().filter_map(|(f, b)| non_empty(b).map(|b| (f.clone(), b))).collect();
+            (!kept.is_empty()).then_some(Pat::Alt(kept))
+        }
+        Pat::Seq(items) => {
+            if items.iter().any(contentful) {
+                return Some(p.clone());
+            }
+            // Each way to print something: the first part that does, and everything after it
+            // (the parts before it print nothing).
+            let mut ways = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                if let Some(first) = non_empty(item) {
+                    let rest = items[i + 1..].iter().cloned();
+                    ways.push((Vec::new(), Pat::seq(std::iter::once(first).chain(rest))));
+                }
+            }
+            match ways.len() {
+                0 => None,
+                1 => ways.pop().map(|(_, p)| p),
+                _ => Some(Pat::Alt(ways)),
+            }
+        }
+    }
+}
+
 /// Whether the last thing the body prints (through its branches) is free text.
 fn ends_in_free_text(p: &Pat) -> bool {
     match p {
@@ -333,7 +416,13 @@ impl Builder {
                 let before = self.line_prefix.clone();
                 let mut after_prefix = None;
                 let mut still_leading = false;
-                for (i, (facts, body)) in branches.iter().enumerate() {
+                let ordered = by_specificity(branches);
+                let firm = ordered.iter().any(|(_, b)| anchoring(b) == 0);
+                let kept: Vec<_> = ordered
+                    .into_iter()
+                    .filter(|(_, b)| !(self.strict && firm && anchoring(b) == 2))
+                    .collect();
+                for (i, (facts, body)) in kept.into_iter().enumerate() {
                     if i > 0 {
                         self.out.push('|');
                     }
@@ -392,6 +481,31 @@ impl Builder {
             }
         }
     }
+}
+
+/// How firmly a pattern is anchored at its start: constant text first (0), a slot of a narrow
+/// field (1), free text (2), nothing at all (3).
+fn anchoring(p: &Pat) -> u8 {
+    match p {
+        Pat::Lit(s) if !s.trim().is_empty() => 0,
+        Pat::Slot(s) if s.field.is_free_text() || s.field == Field::Other => 2,
+        Pat::Slot(_) => 1,
+        Pat::Seq(items) => items
+            .iter()
+            .find(|i| !i.is_empty() && !matches!(i, Pat::Lit(s) if s.trim().is_empty()))
+            .map_or(3, anchoring),
+        Pat::Alt(branches) => branches.iter().map(|(_, b)| anchoring(b)).max().unwrap_or(3),
+        Pat::Repeat(_) | Pat::Loop(_) | Pat::Lit(_) => 3,
+    }
+}
+
+/// Branches in the order the expression should try them: where two match at one place, the one
+/// held by the template's constant text is the right reading (a branch starting with free text
+/// would take that text into its field). The template's order breaks ties.
+pub(super) fn by_specificity<T>(branches: &[(T, Pat)]) -> Vec<&(T, Pat)> {
+    let mut ordered: Vec<&(T, Pat)> = branches.iter().collect();
+    ordered.sort_by_key(|(_, p)| anchoring(p));
+    ordered
 }
 
 /// The characters a slot may match.

@@ -118,6 +118,11 @@ impl Template {
         })
     }
 
+    /// The compiled loops and their regular expression, for people debugging a template.
+    pub fn debug_dump(&self) -> String {
+        format!("{:#?}\nheaders: {:?}\n{}", self.loops, self.headers, self.matcher.source())
+    }
+
     /// How many loops over the annotations the template has.
     pub fn loop_count(&self) -> usize {
         self.loops.len()
@@ -133,8 +138,11 @@ impl Template {
                 || t == "---"
                 || header_lines.contains(&t)
         };
-        let hits = self.matcher.find(text, from, text.len(), &stop);
         let marks = self.header_marks(text, from);
+        // The loops' output starts at the first of their headers (text above it, such as a
+        // table of related items, is not theirs).
+        let from = marks.first().map_or(from, |&(at, _)| at);
+        let hits = self.matcher.find(text, from, text.len(), &stop);
         hits.into_iter()
             .map(|hit| {
                 let facts = self.loop_facts(hit.body, hit.start, &marks);
@@ -165,8 +173,8 @@ impl Template {
     /// before it, else what all loops sharing the body agree on.
     fn loop_facts(&self, body: usize, at: usize, marks: &[(usize, usize)]) -> Vec<Fact> {
         let loops = &self.bodies[body];
-        if let Some(&(_, n)) = marks.iter().rev().find(|(p, _)| *p <= at)
-            && loops.contains(&n)
+        if let Some(&(_, h)) = marks.iter().rev().find(|(p, _)| *p <= at)
+            && let Some(&n) = loops.iter().find(|&&n| self.headers[n] == self.headers[h])
         {
             return self.loops[n].facts.clone();
         }
