@@ -1,6 +1,7 @@
 //! Annotation notes in a vault: listing, finding by citekey, loading for the renderer, writing
 //! results. Pure over [`Vault`]: the CLI and the MCP server share it.
 
+pub mod pattern;
 pub mod setup;
 
 use serde::Serialize;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::pattern::NotePattern;
 use crate::annotations::template::Template;
 use crate::vault::{Vault, VaultPath};
 
@@ -42,11 +43,13 @@ pub struct TemplateReport {
     pub problems: Vec<String>,
 }
 
-/// The setup: the compiled templates and the report.
+/// The setup: the compiled templates, the note paths as matchers, and the report.
 #[derive(Debug, Clone, Default)]
 pub struct Setup {
     /// Templates that compiled, best first.
     pub templates: Vec<Arc<Template>>,
+    /// The export formats' note paths that could be read as patterns.
+    pub patterns: Vec<NotePattern>,
     /// What was found.
     pub report: SetupReport,
 }
@@ -85,17 +88,18 @@ pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
     if let Some(path) = template_path.and_then(template_file) {
         candidates.push((path, "settings"));
     }
-    if let Ok(settings_path) = VaultPath::new(PLUGIN_SETTINGS)
-        && let Ok(text) = vault.read(&settings_path)
-    {
+    if let Some(read) = plugin_settings(vault) {
         setup.report.plugin_settings = Some(PLUGIN_SETTINGS.to_string());
-        match serde_json::from_str::<PluginSettings>(&text) {
+        match read {
             Ok(settings) => {
                 for format in settings.export_formats {
-                    setup
-                        .report
-                        .output_paths
-                        .extend(format.output_path_template.filter(|p| !p.trim().is_empty()));
+                    if let Some(raw) = format.output_path_template.filter(|p| !p.trim().is_empty()) {
+                        match NotePattern::parse(&raw) {
+                            Ok(pattern) => setup.patterns.push(pattern),
+                            Err(problem) => setup.report.problems.push(problem),
+                        }
+                        setup.report.output_paths.push(raw);
+                    }
                     let path = format.template_path.or(format.annotation_template_path);
                     if let Some(path) = path.as_deref().and_then(template_file)
                         && !candidates.iter().any(|(p, _)| *p == path)
@@ -104,7 +108,7 @@ pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
                     }
                 }
             }
-            Err(e) => setup.report.problems.push(format!("{PLUGIN_SETTINGS} could not be read: {e}")),
+            Err(problem) => setup.report.problems.push(problem),
         }
     }
     if candidates.is_empty() {
@@ -116,6 +120,24 @@ pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
         setup.templates.extend(template.map(Arc::new));
     }
     setup
+}
+
+/// The export formats' note paths that can be read as patterns: only the plugin settings are
+/// read (no template is compiled), for a listing that has no [`Setup`] at hand.
+pub fn note_patterns(vault: &dyn Vault) -> Vec<NotePattern> {
+    let Some(Ok(settings)) = plugin_settings(vault) else { return Vec::new() };
+    settings
+        .export_formats
+        .into_iter()
+        .filter_map(|f| NotePattern::parse(f.output_path_template.as_deref()?).ok())
+        .collect()
+}
+
+/// Zotero Integration's settings: `None` when the vault has none, an error in words when they
+/// cannot be read.
+fn plugin_settings(vault: &dyn Vault) -> Option<Result<PluginSettings, String>> {
+    let text = vault.read(&VaultPath::new(PLUGIN_SETTINGS).ok()?).ok()?;
+    Some(serde_json::from_str(&text).map_err(|e| format!("{PLUGIN_SETTINGS} could not be read: {e}")))
 }
 
 fn compile(vault: &dyn Vault, path: &VaultPath, found_in: &str) -> (Option<Template>, TemplateReport) {
