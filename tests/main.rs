@@ -21,3 +21,4 @@ mod note;
 mod rewrite;
 mod synthesis;
 mod vault;
+mod zotero_paths;

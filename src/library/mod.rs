@@ -1,6 +1,7 @@
 //! Annotation notes in a vault: listing, finding by citekey, loading for the renderer, writing
 //! results. Pure over [`Vault`]: the CLI and the MCP server share it.
 
+pub mod detect;
 pub mod pattern;
 pub mod setup;
 
@@ -10,11 +11,13 @@ use crate::annotations::{self, AnnotationDoc, ParseOptions, colors};
 use crate::note::{Frontmatter, LinkResolver, LinkStyle};
 use crate::synthesis::SourceNote;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath, naming};
+use detect::{Examined, Facts};
+use pattern::NotePattern;
 
 /// One annotation note, as `obsidian_list_annotation_files` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AnnotationFile {
-    /// The citekey (frontmatter `citekey`, else from the note).
+    /// The citekey it is found by (see [`detect::Facts::citekey`]).
     pub citekey: String,
     /// The document's title.
     pub title: String,
@@ -30,45 +33,88 @@ pub fn notes(vault: &dyn Vault, folder: &VaultPath) -> Result<Vec<FileMeta>, Vau
 }
 
 /// Every annotation note under `folder` carrying all of `tags` (case-insensitive; a tag also
-/// matches its nested tags: `ml` matches `ml/rag`), sorted by path.
+/// matches its nested tags: `ml` matches `ml/rag`), sorted by path. What makes a note an
+/// annotation note is said in [`detect`]; the note paths come from Zotero Integration's settings.
 pub fn list_annotation_files(
     vault: &dyn Vault,
     folder: &VaultPath,
     tags: &[String],
     options: &ParseOptions,
 ) -> Result<Vec<AnnotationFile>, VaultError> {
+    list_with(vault, folder, tags, options, &setup::note_patterns(vault))
+}
+
+/// [`list_annotation_files`] with the note paths given (from a [`setup::Setup`]).
+pub fn list_with(
+    vault: &dyn Vault,
+    folder: &VaultPath,
+    tags: &[String],
+    options: &ParseOptions,
+    patterns: &[NotePattern],
+) -> Result<Vec<AnnotationFile>, VaultError> {
     let mut out = Vec::new();
-    for meta in notes(vault, folder)? {
-        let Ok(text) = vault.read(&meta.path) else { continue };
-        if !annotations::is_annotation_note(&text, options) {
-            continue;
-        }
-        let doc = annotations::parse(&text, &vault.absolute(&meta.path), options);
-        let wanted = |t: &String| {
-            let t = t.trim_start_matches('#').to_lowercase();
-            doc.tags.iter().any(|have| {
-                let have = have.to_lowercase();
-                have == t || have.starts_with(&format!("{t}/"))
-            })
-        };
-        if tags.iter().all(wanted) {
+    for_each_note(vault, folder, options, patterns, |path, examined| {
+        let Some(doc) = examined.doc.filter(|_| examined.evidence.any()) else { return };
+        if tags.iter().all(|t| has_tag(&doc.tags, t)) {
             out.push(AnnotationFile {
-                citekey: doc.citekey,
+                citekey: examined.citekey,
                 title: doc.title,
-                path: meta.path.as_str().to_string(),
+                path: path.as_str().to_string(),
                 tags: doc.tags,
             });
         }
-    }
+    })?;
     Ok(out)
 }
 
-/// The annotation note of `citekey` under `folder`: the note whose frontmatter `citekey` matches
-/// (exactly, else case-insensitively), else a note named `@citekey.md`.
+/// Examines every note under `folder` (one read each, parsed only when it could matter; see
+/// [`detect::examine`]) and hands each to `visit`, by path. Notes that cannot be read are skipped.
+pub fn for_each_note(
+    vault: &dyn Vault,
+    folder: &VaultPath,
+    options: &ParseOptions,
+    patterns: &[NotePattern],
+    mut visit: impl FnMut(&VaultPath, Examined),
+) -> Result<(), VaultError> {
+    for meta in notes(vault, folder)? {
+        let Ok(text) = vault.read(&meta.path) else { continue };
+        let examined = detect::examine(&meta.path, &vault.absolute(&meta.path), &text, options, patterns);
+        visit(&meta.path, examined);
+    }
+    Ok(())
+}
+
+fn has_tag(have: &[String], wanted: &str) -> bool {
+    let wanted = wanted.trim_start_matches('#').to_lowercase();
+    have.iter().any(|have| {
+        let have = have.to_lowercase();
+        have == wanted || have.starts_with(&format!("{wanted}/"))
+    })
+}
+
+/// The note of `citekey` under `folder`, read with the built-in rules only; see
+/// [`find_annotation_note`].
 pub fn find_by_citekey(
     vault: &dyn Vault,
     folder: &VaultPath,
     citekey: &str,
+) -> Result<Option<VaultPath>, VaultError> {
+    find_annotation_note(vault, folder, citekey, &ParseOptions::default(), &setup::note_patterns(vault))
+}
+
+/// The note of `citekey` under `folder`, chosen in this order: a note named `@citekey.md` whose
+/// frontmatter `citekey` says the same; the first note (by path) whose frontmatter `citekey` is
+/// it, exactly, else ignoring case; the first annotation note [`list_with`] lists under that
+/// citekey, exactly, else ignoring case; a note named `@citekey.md` in any case. Every note the
+/// listing lists is found by the citekey it is listed under (when two notes share a citekey, the
+/// first by this order). One read per note; a note is parsed only when its citekey matches and
+/// nothing cheaper says it is an annotation note.
+pub fn find_annotation_note(
+    vault: &dyn Vault,
+    folder: &VaultPath,
+    citekey: &str,
+    options: &ParseOptions,
+    patterns: &[NotePattern],
 ) -> Result<Option<VaultPath>, VaultError> {
     let citekey = citekey.trim().trim_start_matches('@');
     let notes = notes(vault, folder)?;
@@ -81,21 +127,41 @@ pub fn find_by_citekey(
             return Ok(Some(meta.path.clone()));
         }
     }
-    let mut loose = None;
+    let lower = citekey.to_lowercase();
+    let (mut loose, mut listed, mut listed_loose) = (None, None, None);
     for meta in &notes {
         let Ok(text) = vault.read(&meta.path) else { continue };
-        if let Some(key) = Frontmatter::parse(&text).get_str("citekey") {
+        let facts = Facts::read(&meta.path, &text, patterns);
+        if let Some(key) = facts.frontmatter().get_str("citekey") {
             let key = key.trim().trim_start_matches('@');
             if key == citekey {
                 return Ok(Some(meta.path.clone()));
             }
-            if loose.is_none() && key.to_lowercase() == citekey.to_lowercase() {
+            if loose.is_none() && key.to_lowercase() == lower {
                 loose = Some(meta.path.clone());
             }
         }
+        if loose.is_some() || listed.is_some() {
+            continue;
+        }
+        let (key, _) = facts.citekey(&meta.path, &text);
+        let exact = key == citekey;
+        if !(exact || (listed_loose.is_none() && key.to_lowercase() == lower)) {
+            continue;
+        }
+        let is_annotation_note = facts.evidence().any()
+            || (facts.may_hold_annotations()
+                && !annotations::parse(&text, &vault.absolute(&meta.path), options).annotations.is_empty());
+        if is_annotation_note {
+            if exact {
+                listed = Some(meta.path.clone());
+            } else {
+                listed_loose = Some(meta.path.clone());
+            }
+        }
     }
-    if loose.is_some() {
-        return Ok(loose);
+    if let Some(found) = loose.or(listed).or(listed_loose) {
+        return Ok(Some(found));
     }
     Ok(notes.into_iter().find(|m| m.path.file_name().eq_ignore_ascii_case(&file_name)).map(|m| m.path))
 }
