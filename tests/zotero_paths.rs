@@ -1,6 +1,6 @@
 //! Annotation notes that say nothing of `category:` (fixture `tests/fixtures/zotero_paths/`):
-//! known by their export format's note path, an inline field or their annotations. The listing
-//! and the citekey lookup.
+//! known by their export format's note path, an inline field or their annotations. The listing,
+//! the citekey lookup and `scholia doctor`.
 
 use scholia::annotations::ParseOptions;
 use scholia::library;
@@ -63,4 +63,71 @@ fn every_listed_note_is_found_by_the_citekey_it_is_listed_by() {
     // An ordinary note is not found by its name, nor the template by its own.
     assert_eq!(library::find_by_citekey(&vault, &root, "Field season").unwrap(), None);
     assert_eq!(library::find_by_citekey(&vault, &root, "Paper").unwrap(), None);
+}
+
+#[cfg(feature = "mcp")]
+mod binary {
+    use std::process::Command;
+
+    use serde_json::{Value, json};
+
+    fn doctor(vault: &std::path::Path, json: bool) -> String {
+        let mut args = vec!["doctor", "--vault", vault.to_str().unwrap()];
+        if json {
+            args.push("--json");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_scholia"))
+            .args(&args)
+            .current_dir(vault)
+            .env_remove("OBSIDIAN_VAULT_PATH")
+            .env("XDG_CONFIG_HOME", vault.join("no-config"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn doctor_reports_the_template_and_flags_a_note_without_annotations() {
+        let dir = super::vault();
+        let text = doctor(dir.path(), true);
+        let report: Value = serde_json::from_str(&text).unwrap();
+        let setup = &report["setup"];
+        assert_eq!(setup["plugin_settings"], library_settings());
+        assert_eq!(setup["output_paths"], json!(["Literature/@{{citekey}}.md", "Reading/{{citekey}}.md"]));
+        let template = &setup["templates"][0];
+        assert_eq!(
+            (&template["path"], &template["found_in"]),
+            (&json!("Templates/Paper.md"), &json!("data.json"))
+        );
+        assert_eq!((&template["compiled"], &template["loops"]), (&json!(true), &json!(1)), "{template}");
+        let notes: Vec<(&str, &str)> = report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| (n["path"].as_str().unwrap(), n["citekey"].as_str().unwrap()))
+            .collect();
+        assert_eq!(notes, super::NOTES);
+        let okoro = &report["notes"][3];
+        assert_eq!(okoro["citekey_from"], "note path Reading/{{citekey}}.md");
+        assert_eq!(okoro["annotations"], 1);
+        assert_eq!(report["notes"][0]["citekey_from"], "inline field");
+        assert_eq!(
+            report["flagged"],
+            json!([{"path": "Literature/@ferrand2018moss.md", "listed": true, "annotation_links": 2, "image_embeds": 0}])
+        );
+        assert_eq!(report["summary"]["annotation_notes"], 4);
+        assert_eq!(report["summary"]["flagged"], 1);
+        let human = doctor(dir.path(), false);
+        assert!(human.contains("Templates/Paper.md (from data.json): compiled"), "{human}");
+        assert!(human.trim_end().ends_with("1 of 1 template compiled; 1 note flagged."), "{human}");
+        // Neither the settings' nor the template's text is ever printed.
+        for output in [&text, &human] {
+            assert!(!output.contains("PRIVATE-SETTING") && !output.contains("PRIVATE-TEMPLATE"), "{output}");
+        }
+    }
+
+    fn library_settings() -> Value {
+        json!(scholia::library::setup::PLUGIN_SETTINGS)
+    }
 }

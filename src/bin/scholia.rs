@@ -43,6 +43,16 @@ enum Command {
         #[arg(long)]
         no_template: bool,
     },
+    /// Say what Scholia finds in the vault: Zotero Integration's settings and templates, every
+    /// annotation note with its citekey, and notes whose annotations could not be read.
+    Doctor {
+        /// The vault (default: OBSIDIAN_VAULT_PATH, .zotero-mcp.toml, or the folder holding .obsidian/).
+        #[arg(long)]
+        vault: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print (or write) the summary of one annotation note.
     Summarize {
         /// The annotation note.
@@ -110,6 +120,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("{}", serde_json::to_string_pretty(&doc)?);
         }
+        Command::Doctor { vault, json } => doctor(vault.as_deref(), json)?,
         Command::Summarize { file, common } => {
             let ctx = Context::open(&common, std::slice::from_ref(&file))?;
             let source = ctx.source(&file, &options)?;
@@ -204,6 +215,24 @@ fn parse_options_for(file: &Path, vault: Option<&Path>) -> ParseOptions {
         config.apply_colors(&mut options.colors);
     }
     options
+}
+
+/// `scholia doctor`: the report on the vault, as text or JSON.
+fn doctor(vault: Option<&Path>, json: bool) -> Result<()> {
+    let config = config::resolve(vault, &Env::from_process())?;
+    let fs = FsVault::open(&config.vault)?;
+    let setup = library::setup::discover(&fs, config.template_path.as_deref());
+    let mut options = ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() };
+    config.apply_colors(&mut options.colors);
+    let report = library::doctor::examine(&fs, &setup, &options)?;
+    if json {
+        let mut value = serde_json::to_value(&report)?;
+        value["vault"] = serde_json::json!(config.vault.display().to_string());
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("Vault: {}\n{report}", config.vault.display());
+    }
+    Ok(())
 }
 
 /// The nearest folder above the first note that holds `.obsidian/`.

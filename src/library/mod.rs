@@ -2,6 +2,7 @@
 //! results. Pure over [`Vault`]: the CLI and the MCP server share it.
 
 pub mod detect;
+pub mod doctor;
 pub mod pattern;
 pub mod setup;
 
