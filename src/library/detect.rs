@@ -20,9 +20,24 @@ use crate::note::frontmatter::scalar_string;
 use crate::vault::VaultPath;
 
 /// Byte strings one of which a note holds when the parser can read an annotation from it: the
-/// Zotero links, `<mark>` tags, callouts, quoted lines, embeds and markers every template style
-/// the parser knows writes. A note with none of them is never parsed while listing.
-pub const MAY_HOLD: [&str; 7] = ["zotero://", "<mark", "[!", "> “", ">“", "![[", "%%"];
+/// Zotero links, `<mark>` tags, callouts, quoted lines, embeds, image names, printed pages and
+/// markers the template styles and the parser's general rule read. A note with none of them is
+/// never parsed while listing.
+pub const MAY_HOLD: [&str; 13] = [
+    "zotero://",
+    "<mark",
+    "[!",
+    "“",
+    "![[",
+    "image-",
+    "[p",
+    "[P",
+    "Page:",
+    "page:",
+    "Page ",
+    "%%",
+    "](file:",
+];
 
 /// Why a note counts as an annotation note (several may hold).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
