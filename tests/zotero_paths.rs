@@ -1,6 +1,6 @@
 //! Annotation notes that say nothing of `category:` (fixture `tests/fixtures/zotero_paths/`):
 //! known by their export format's note path, an inline field or their annotations. The listing,
-//! the citekey lookup and `scholia doctor`.
+//! the citekey lookup, `scholia doctor` and `obsidian_check_status`.
 
 use scholia::annotations::ParseOptions;
 use scholia::library;
@@ -129,5 +129,27 @@ mod binary {
 
     fn library_settings() -> Value {
         json!(scholia::library::setup::PLUGIN_SETTINGS)
+    }
+
+    #[tokio::test]
+    async fn status_and_annotation_tools_use_the_note_paths() {
+        use crate::mcp_client::Tools;
+        use rmcp::ServiceExt;
+
+        let dir = super::vault();
+        let config = crate::mcp_client::config(dir.path(), None);
+        let server = scholia::mcp::Scholia::new(scholia::mcp::Settings::new(config)).unwrap();
+        let client = ().serve(crate::mcp_client::serve(server)).await.unwrap();
+        let status = client.ok("obsidian_check_status", json!({})).await;
+        let zotero = &status["zotero_integration"];
+        assert_eq!(zotero["output_paths"][1], "Reading/{{citekey}}.md");
+        assert_eq!(zotero["templates"][0]["compiled"], true, "{zotero}");
+        assert!(!status.to_string().contains("PRIVATE-"));
+        let listed = client.ok("obsidian_list_annotation_files", json!({})).await;
+        assert_eq!(listed["count"], 4);
+        for (path, key) in super::NOTES {
+            let read = client.ok("obsidian_read_annotations", json!({"citekey": key})).await;
+            assert_eq!(read["path"], path, "{key}");
+        }
     }
 }

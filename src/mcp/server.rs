@@ -1,7 +1,7 @@
 //! The MCP handler: one struct, its tools (in `tools.rs`), prompts, resources and completions.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::router::{prompt::PromptRouter, tool::ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
@@ -20,6 +20,7 @@ use super::toolsets::Toolset;
 use crate::annotations::ParseOptions;
 use crate::index::service::{IndexOptions, IndexService};
 use crate::library;
+use crate::library::setup::Setup;
 use crate::vault::config::Config;
 use crate::vault::{FsVault, Vault, VaultError, VaultPath};
 
@@ -88,7 +89,8 @@ impl Settings {
 pub struct Scholia {
     pub(super) vault: Arc<FsVault>,
     pub(super) settings: Arc<Settings>,
-    pub(super) options: Arc<ParseOptions>,
+    /// The vault's Zotero Integration setup, found on first use (see [`Scholia::zotero`]).
+    zotero: Arc<OnceLock<ZoteroSetup>>,
     /// The user chose "allow for this session" in a confirmation.
     pub(super) approved: Arc<AtomicBool>,
     /// The vault index (full text, links, tags), shared by every session.
@@ -97,6 +99,16 @@ pub struct Scholia {
     pub(super) subscriptions: Arc<Subscriptions>,
     pub(super) tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
+}
+
+/// What the annotation tools read notes with: the setup found in the vault and the parse options
+/// made from it (its templates, the config's colours).
+#[derive(Debug)]
+pub(super) struct ZoteroSetup {
+    /// The templates, note paths and the report on them.
+    pub setup: Setup,
+    /// The templates and colours the parser uses.
+    pub options: ParseOptions,
 }
 
 /// The user's answer to a confirmation.
@@ -143,10 +155,23 @@ impl Scholia {
             subscriptions,
             vault,
             settings: Arc::new(settings),
-            options: Arc::new(ParseOptions::default()),
+            zotero: Arc::new(OnceLock::new()),
             approved: Arc::new(AtomicBool::new(false)),
             tool_router,
             prompt_router: Self::prompt_router(),
+        })
+    }
+
+    /// The vault's Zotero Integration setup: found on the first call that needs it (without
+    /// Zotero Integration's settings that reads the vault's notes to find a template) and kept
+    /// for the server's life; a changed template is read after a restart.
+    pub(super) fn zotero(&self) -> &ZoteroSetup {
+        self.zotero.get_or_init(|| {
+            let config = &self.settings.config;
+            let setup = library::setup::discover(self.vault.as_ref(), config.template_path.as_deref());
+            let mut options = ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() };
+            config.apply_colors(&mut options.colors);
+            ZoteroSetup { setup, options }
         })
     }
 
@@ -471,7 +496,8 @@ impl ServerHandler for Scholia {
             Reference::Prompt(p) if matches!(p.name.as_str(), "summarize" | "synthesize") => {
                 let typed = request.argument.value.rsplit(',').next().unwrap_or("").trim().to_lowercase();
                 let folder = self.folder(None, true).unwrap_or_default();
-                library::list_annotation_files(self.vault.as_ref(), &folder, &[], &self.options)
+                let zotero = self.zotero();
+                library::list_with(self.vault.as_ref(), &folder, &[], &zotero.options, &zotero.setup.patterns)
                     .unwrap_or_default()
                     .into_iter()
                     .map(|f| f.citekey)

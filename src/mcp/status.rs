@@ -1,5 +1,6 @@
-//! What `obsidian_check_status` knows beyond the settings: how clients reach the server, and
-//! whether Obsidian appears to be running — a guess, always with what it is based on.
+//! What `obsidian_check_status` knows beyond the settings: how clients reach the server,
+//! whether Obsidian appears to be running — a guess, always with what it is based on — and the
+//! Zotero templates found.
 //!
 //! The process check reads `/proc` on Linux: the one place outside `vault/fs.rs` that reads the
 //! filesystem, and never inside the vault.
@@ -8,6 +9,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde::Serialize;
+
+use crate::library::setup::SetupReport;
 
 /// How clients reach the server.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -127,6 +130,15 @@ pub fn guess(workspace_age: Option<Duration>, process: &ProcessProbe) -> Obsidia
         }
     };
     ObsidianGuess { running, evidence }
+}
+
+/// The templates in one phrase: `Zotero templates: 1 of 2 compiled`, `no Zotero template found`.
+pub fn templates_line(report: &SetupReport) -> String {
+    let compiled = report.templates.iter().filter(|t| t.compiled).count();
+    match report.templates.len() {
+        0 => "no Zotero template found (notes are read with the built-in rules)".into(),
+        n => format!("Zotero templates: {compiled} of {n} compiled"),
+    }
 }
 
 #[cfg(test)]

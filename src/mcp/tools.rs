@@ -97,11 +97,16 @@ impl Scholia {
         open_world_hint = false
     ))]
     async fn obsidian_read_annotations(&self, Parameters(args): Parameters<ReadAnnotations>) -> Answer {
-        let keep = attempt!(library::color_filter(&args.colors, &self.options));
+        let zotero = self.zotero();
+        let keep = attempt!(library::color_filter(&args.colors, &zotero.options));
         let folder = attempt!(self.folder(args.folder.as_deref(), true));
-        let (found, live) = match self.live_index() {
-            Some(index) => (index.find_citekey(&folder, &args.citekey), true),
-            None => (attempt!(library::find_by_citekey(self.vault.as_ref(), &folder, &args.citekey)), false),
+        // The index knows frontmatter citekeys; the notes known by another field, their note path
+        // or their citations are looked up as the listing lists them.
+        let index = self.live_index();
+        let live = index.is_some();
+        let found = match index.and_then(|i| i.find_citekey(&folder, &args.citekey)) {
+            Some(path) => Some(path),
+            None => attempt!(self.find_citekey(&folder, &args.citekey)),
         };
         let Some(path) = found else {
             return Ok(fail(format!(
@@ -110,7 +115,7 @@ impl Scholia {
             )));
         };
         let text = attempt!(self.vault.read(&path));
-        let mut doc = crate::annotations::parse(&text, &self.vault.absolute(&path), &self.options);
+        let mut doc = crate::annotations::parse(&text, &self.vault.absolute(&path), &zotero.options);
         library::keep_colors(&mut doc, &keep);
         let mut value = attempt!(serde_json::to_value(&doc));
         value["path"] = json!(path.as_str());
@@ -140,8 +145,14 @@ impl Scholia {
         Parameters(args): Parameters<ListAnnotationFiles>,
     ) -> Answer {
         let folder = attempt!(self.folder(args.folder.as_deref(), true));
-        let files =
-            attempt!(library::list_annotation_files(self.vault.as_ref(), &folder, &args.tags, &self.options));
+        let zotero = self.zotero();
+        let files = attempt!(library::list_with(
+            self.vault.as_ref(),
+            &folder,
+            &args.tags,
+            &zotero.options,
+            &zotero.setup.patterns
+        ));
         let total = files.len();
         let (files, truncated) = fit(files, MAX_ANSWER_BYTES - 1024);
         let mut value = json!({"files": files, "count": total});
@@ -170,7 +181,8 @@ impl Scholia {
             attempt!(self.approve(&ctx, false, false, &format!("write a summary of {path}")).await);
         }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
-        let source = attempt!(library::load_source(self.vault.as_ref(), &resolver, &path, &self.options));
+        let source =
+            attempt!(library::load_source(self.vault.as_ref(), &resolver, &path, &self.zotero().options));
         let render = RenderOptions { date: date.clone(), ..RenderOptions::default() };
         let text = synthesis::summarize(&source, &render);
         let vars =
@@ -230,7 +242,12 @@ impl Scholia {
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
         let mut sources = Vec::new();
         for path in &paths {
-            sources.push(attempt!(library::load_source(self.vault.as_ref(), &resolver, path, &self.options)));
+            sources.push(attempt!(library::load_source(
+                self.vault.as_ref(),
+                &resolver,
+                path,
+                &self.zotero().options
+            )));
         }
         let render =
             RenderOptions { date: date.clone(), theme: args.theme.clone(), ..RenderOptions::default() };
@@ -303,13 +320,25 @@ impl Scholia {
         ok(&format!("would write {path} (dry run: nothing written)"), value)
     }
 
+    /// The annotation note of `citekey` under `folder`, as the listing lists it.
+    fn find_citekey(&self, folder: &VaultPath, citekey: &str) -> Result<Option<VaultPath>, VaultError> {
+        let zotero = self.zotero();
+        library::find_annotation_note(
+            self.vault.as_ref(),
+            folder,
+            citekey,
+            &zotero.options,
+            &zotero.setup.patterns,
+        )
+    }
+
     /// The annotation note named by a citekey or a path.
     fn annotation_note(&self, citekey: Option<&str>, path: Option<&str>) -> Result<VaultPath, String> {
         match (citekey, path) {
             (_, Some(raw)) => self.resolve_note(raw),
             (Some(key), None) => {
                 let folder = self.folder(None, true)?;
-                library::find_by_citekey(self.vault.as_ref(), &folder, key).map_err(|e| e.to_string())?.ok_or_else(|| {
+                self.find_citekey(&folder, key).map_err(|e| e.to_string())?.ok_or_else(|| {
                     format!("no annotation note with citekey {key:?}; list them with obsidian_list_annotation_files")
                 })
             }

@@ -164,7 +164,7 @@ impl Scholia {
         Ok(ok(&message, value))
     }
 
-    /// The server's status: service name and version, the vault (path, note count), the search and link indexes (or that they are not built yet), read-only mode, the confirmation policy, the toolsets and tools exposed, how clients connect (stdio, or HTTP with or without a bearer token), and whether Obsidian appears to be running, with what that guess rests on. Scholia works on the files whether Obsidian runs or not.
+    /// The server's status: service name and version, the vault (path, note count), the search and link indexes (or that they are not built yet), read-only mode, the confirmation policy, the toolsets and tools exposed, how clients connect (stdio, or HTTP with or without a bearer token), whether Obsidian appears to be running, with what that guess rests on, and the Zotero Integration setup the annotation tools read notes with (settings file found, note paths, each template with whether it compiled, its loops and problems; never the settings' or templates' text). Scholia works on the files whether Obsidian runs or not.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -216,13 +216,15 @@ impl Scholia {
             "transport": transport,
             "auth": auth,
             "obsidian": obsidian,
+            "zotero_integration": self.zotero().setup.report,
         });
         Ok(ok(
             &format!(
-                "scholia {} on {} ({notes} notes); Obsidian running: {}",
+                "scholia {} on {} ({notes} notes); Obsidian running: {}; {}",
                 env!("CARGO_PKG_VERSION"),
                 settings.config.vault.display(),
-                obsidian.running
+                obsidian.running,
+                status::templates_line(&self.zotero().setup.report),
             ),
             value,
         ))
