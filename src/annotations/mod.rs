@@ -4,6 +4,7 @@
 
 pub mod colors;
 mod draft;
+mod general;
 mod lines;
 mod model;
 pub mod prefixes;

@@ -83,6 +83,8 @@ pub enum TemplateStyle {
     Highlightr,
     /// The user's own Zotero Integration template, compiled.
     UserTemplate,
+    /// Read by the general rule: one annotation per Zotero link, printed page or image.
+    Anchored,
     /// Several styles in one note.
     Mixed,
     /// No annotation found.

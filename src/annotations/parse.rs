@@ -25,6 +25,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     scan.run(&lines, options);
     let mut diagnostics = fm.diagnostics.clone();
     diagnostics.append(&mut scan.diagnostics);
+    with_general_rule(&lines, options, &mut scan);
     with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
     let citekey = citekey_of(&fm, &scan, file_path);
     let title = fm
@@ -82,6 +83,8 @@ struct Scan {
     annotations: Vec<(usize, Annotation)>,
     /// Annotations read with the user's template.
     from_template: usize,
+    /// Whether the general rule read the note.
+    general: bool,
     diagnostics: Vec<Diagnostic>,
     styles: [usize; 4],
     first_h1: Option<String>,
@@ -223,6 +226,9 @@ impl Scan {
     }
 
     fn style(&self) -> TemplateStyle {
+        if self.general && self.from_template == 0 {
+            return TemplateStyle::Anchored;
+        }
         if self.from_template > 0 {
             return if self.from_template == self.annotations.len() {
                 TemplateStyle::UserTemplate
@@ -325,7 +331,8 @@ fn with_templates(
         return;
     }
     let covered = |at: usize| found.iter().any(|f| (f.0..f.1).contains(&at));
-    scan.annotations.retain(|(at, _)| !covered(*at));
+    let region = template.region_start(text, body);
+    scan.annotations.retain(|(at, _)| *at >= region && !covered(*at));
     let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
     for (start, _, annotation, warning) in found {
         if let Some(warning) = warning {
@@ -337,15 +344,29 @@ fn with_templates(
     scan.annotations.sort_by_key(|(at, _)| *at);
 }
 
-/// How well a reading explains a note: clean annotations count one, annotations whose text or
-/// comment kept export markup (a Zotero or file link, an HTML tag) count minus one.
+/// The general rule's reading replaces the known styles' when it explains the note better.
+fn with_general_rule(lines: &Lines, options: &ParseOptions, scan: &mut Scan) {
+    let general: Vec<(usize, Annotation)> =
+        super::general::read(lines).into_iter().map(|f| (f.at, f.draft.finish(options).0)).collect();
+    if quality(general.iter().map(|(_, a)| a)) > quality(scan.annotations.iter().map(|(_, a)| a)) {
+        scan.annotations = general;
+        scan.general = true;
+    }
+}
+
+/// How well a reading explains a note, in quarter points: an annotation counts four, one whose
+/// text or comment kept export markup (a Zotero or file link, an HTML tag, a heading line) counts
+/// minus four, and a colour or a page read adds one each.
 fn quality<'a>(annotations: impl Iterator<Item = &'a Annotation>) -> i64 {
     annotations
         .map(|a| {
             let dirty = [a.text.as_deref(), a.comment.as_deref()].into_iter().flatten().any(|t| {
-                ["zotero://", "file://", "<mark", "<span", "</", "<br"].iter().any(|m| t.contains(m))
+                ["zotero://", "file://", "<mark", "<span", "</", "<br", "\n#", "%%"]
+                    .iter()
+                    .any(|m| t.contains(m))
+                    || t.starts_with('#')
             });
-            if dirty { -1 } else { 1 }
+            if dirty { -4 } else { 4 + i64::from(a.color_hex.is_some()) + i64::from(a.page.is_some()) }
         })
         .sum()
 }

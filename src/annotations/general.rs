@@ -1,0 +1,687 @@
+//! The general rule, for notes no template and no known style explains: in most exports each
+//! annotation carries its own anchor — a `zotero://open-pdf/…` link (or ZotLit's `zotero://open`,
+//! or Zotero's own `([Author, 2020, p. 5](zotero://select/…))` citation), a printed page
+//! (`[p. 5]`, `[page 2](file://…)`, `*Page: ii*`), or an image named `image-PAGE-xX-yY` — and
+//! that anchor bounds one annotation. Around it: the text (on the anchor's line, or the lines the
+//! anchor heads, or the lines it ends), then the comment (labelled lines, nested items, the
+//! paragraph after). Markup, links and labels never reach a field.
+
+use std::borrow::Cow;
+
+use super::draft::{ColorSource, Draft};
+use super::lines::{Lines, heading};
+use super::text::{mark_open, page_of_locator, strip_prefix_ci};
+
+/// What one line holds.
+#[derive(Debug, Default, Clone)]
+struct Info {
+    /// Blockquote depth.
+    depth: usize,
+    blank: bool,
+    heading: bool,
+    /// A callout header (`> [!type…]`).
+    callout: bool,
+    /// The annotation link of the line (open-pdf, open, a page citation's select link).
+    link: Option<String>,
+    page: Option<String>,
+    image: Option<String>,
+    color: ColorSource,
+    label: Option<String>,
+    /// The line without markup, links, labels: what could be text or comment.
+    rest: String,
+}
+
+impl Info {
+    fn anchored(&self) -> bool {
+        self.link.is_some() || self.page.is_some() || self.image.is_some()
+    }
+}
+
+/// One annotation found by the general rule, with the byte offset of its first line.
+pub struct Found {
+    /// Byte offset in the note.
+    pub at: usize,
+    /// What was read.
+    pub draft: Draft<'static>,
+}
+
+const TYPE_WORDS: [&str; 6] = ["highlight", "underline", "image", "note", "ink", "text"];
+const COLOUR_WORDS: [&str; 12] = [
+    "yellow", "red", "green", "blue", "purple", "magenta", "orange", "gray", "grey", "black", "white", "cyan",
+];
+
+/// Reads every anchored annotation in `lines`.
+pub fn read(lines: &Lines<'_>) -> Vec<Found> {
+    let infos: Vec<Info> = (0..lines.len()).map(|i| info(lines.get(i))).collect();
+    let skip = skipped(lines, &infos);
+    let anchors: Vec<usize> = (0..infos.len()).filter(|&i| !skip[i] && infos[i].anchored()).collect();
+    let mut found = Vec::new();
+    let mut heading_colour: Option<String> = None;
+    let mut next_heading = 0;
+    let mut claimed_until = 0;
+    let mut k = 0;
+    while k < anchors.len() {
+        let a = anchors[k];
+        // Header-only anchor lines next to each other (`*Page: 2*` then `[Link](zotero://…)`)
+        // are one annotation's header, unless each has its own link.
+        let mut b = a;
+        while k + 1 < anchors.len()
+            && anchors[k + 1] == b + 1
+            && words(&infos[b].rest) == 0
+            && words(&infos[b + 1].rest) == 0
+            && !(infos[b].link.is_some() && infos[b + 1].link.is_some())
+            && infos[b].image.is_none()
+            && infos[b + 1].image.is_none()
+            && infos[b].depth == infos[b + 1].depth
+        {
+            b += 1;
+            k += 1;
+        }
+        while next_heading < a {
+            if infos[next_heading].heading {
+                heading_colour = colour_word(lines.get(next_heading));
+            }
+            next_heading += 1;
+        }
+        let limit = anchors.get(k + 1).copied().unwrap_or(lines.len());
+        let (first, draft) =
+            record(lines, &infos, &skip, a, b, claimed_until, limit, heading_colour.as_deref());
+        claimed_until = draft_end(&infos, &skip, b, limit);
+        if !draft.is_empty() {
+            found.push(Found { at: lines.offset(first), draft });
+        }
+        k += 1;
+    }
+    found
+}
+
+/// Lines outside annotations: code blocks, metadata callouts, HTML, the frontmatter-like head.
+fn skipped(lines: &Lines<'_>, infos: &[Info]) -> Vec<bool> {
+    let mut skip = vec![false; infos.len()];
+    let mut i = 0;
+    while i < infos.len() {
+        let t = lines.get(i).trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            let fence = &t[..3];
+            let start = i;
+            i += 1;
+            while i < infos.len() && !lines.get(i).trim_start().starts_with(fence) {
+                i += 1;
+            }
+            skip[start..=i.min(infos.len() - 1)].fill(true);
+        } else if infos[i].callout && !infos[i].anchored() {
+            // A callout with no anchor in it (abstract, info, cite) is not an annotation.
+            let depth = infos[i].depth;
+            let end = (i + 1..infos.len())
+                .find(|&j| infos[j].depth < depth || infos[j].callout || infos[j].blank)
+                .unwrap_or(infos.len());
+            if !(i..end).any(|j| infos[j].anchored()) {
+                skip[i..end].fill(true);
+            }
+            i = end.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    skip
+}
+
+/// Where the lines that can belong to the record anchored at `b` end.
+fn draft_end(infos: &[Info], skip: &[bool], b: usize, limit: usize) -> usize {
+    (b + 1..limit).find(|&j| infos[j].heading || skip[j]).unwrap_or(limit)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    lines: &Lines<'_>,
+    infos: &[Info],
+    skip: &[bool],
+    a: usize,
+    b: usize,
+    claimed_until: usize,
+    limit: usize,
+    heading_colour: Option<&str>,
+) -> (usize, Draft<'static>) {
+    let mut d = Draft::default();
+    for info in &infos[a..=b] {
+        d.link = d.link.take().or_else(|| info.link.clone());
+        d.page = d.page.take().or_else(|| info.page.clone());
+        d.image = d.image.take().or_else(|| info.image.clone());
+        if d.color.hex.is_none() && d.color.name.is_none() {
+            d.color = info.color.clone();
+        }
+        d.label = d.label.take().or_else(|| info.label.clone());
+    }
+    if d.color.hex.is_none() && d.color.name.is_none() {
+        d.color.name = heading_colour.map(str::to_string);
+    }
+    let end = draft_end(infos, skip, b, limit);
+    let depth = infos[a].depth;
+    let inline = (a..=b).any(|i| words(&infos[i].rest) > 0);
+    let mut first = a;
+    let mut text: Vec<String> = Vec::new();
+    let mut comment: Vec<String> = Vec::new();
+    let mut after = b + 1;
+    if inline {
+        // Text on the anchor's line; lines of the same block above it (not claimed by the
+        // annotation before) continue it.
+        let mut up = a;
+        while up > claimed_until
+            && !infos[up - 1].blank
+            && !infos[up - 1].anchored()
+            && !infos[up - 1].heading
+            && !skip[up - 1]
+            && infos[up - 1].depth == depth
+            && depth > 0
+            && !infos[up - 1].callout
+            && !is_labelled(&infos[up - 1].rest)
+        {
+            up -= 1;
+        }
+        text.extend(infos[up..a].iter().map(|i| i.rest.clone()));
+        first = up;
+        let (t, c) = split_inline(&infos[a].rest);
+        text.push(t);
+        comment.extend(c);
+    } else {
+        let block_start = infos[a].blank || a == 0 || infos[a - 1].blank || infos[a].callout;
+        let above = !block_start
+            && a > claimed_until
+            && !infos[a - 1].anchored()
+            && !infos[a - 1].heading
+            && !skip[a - 1]
+            && infos[a - 1].depth == depth;
+        if above && !infos[a].callout {
+            // The anchor line ends a paragraph of text (`text` then `Yellow Highlight [Page 3](…)`).
+            let mut up = a;
+            while up > claimed_until && !infos[up - 1].blank && !infos[up - 1].anchored() && !skip[up - 1] {
+                up -= 1;
+            }
+            first = up;
+            text.extend((up..a).map(|i| infos[i].rest.clone()));
+        } else {
+            // The anchor heads its lines: text up to a blank line, a divider or a label.
+            let mut i = b + 1;
+            while i < end && infos[i].depth >= depth.min(1) && (depth > 0 || !infos[i].blank) {
+                let rest = infos[i].rest.trim();
+                if depth > 0 && infos[i].depth == 0 {
+                    break;
+                }
+                if rest == "---" || is_labelled(rest) || is_nested_item(lines.get(i), depth) {
+                    break;
+                }
+                if !rest.is_empty() || !text.is_empty() {
+                    text.push(infos[i].rest.clone());
+                }
+                i += 1;
+            }
+            after = i;
+        }
+    }
+    // The comment: the rest of the anchor's block, then the paragraphs after it.
+    let mut i = after;
+    while i < end {
+        let info = &infos[i];
+        let rest = info.rest.trim();
+        if rest == "---" || rest.is_empty() {
+            i += 1;
+            continue;
+        }
+        if info.callout {
+            break;
+        }
+        let line = strip_label(rest);
+        let line =
+            if is_nested_item(lines.get(i), depth) { line.trim_start_matches(['-', '*', ' ']) } else { line };
+        comment.push(unwrap_emphasis(line.trim()).to_string());
+        i += 1;
+    }
+    while text.last().is_some_and(|t| t.trim().is_empty()) {
+        text.pop();
+    }
+    let text = clean_text(&text.join("\n"));
+    if !text.is_empty() {
+        d.text.push(Cow::Owned(text));
+    }
+    let comment = comment.join("\n").trim().to_string();
+    if !comment.is_empty() {
+        d.comment.push(Cow::Owned(comment));
+    }
+    (first, d)
+}
+
+/// `“text” comment` on one line: the quoted part is the text, what follows the comment.
+fn split_inline(rest: &str) -> (String, Option<String>) {
+    let t = rest.trim();
+    for (open, close) in [('“', '”'), ('"', '"'), ('«', '»'), ('„', '“')] {
+        if let Some(body) = t.strip_prefix(open)
+            && let Some(end) = body.rfind(close)
+        {
+            let after = body[end + close.len_utf8()..].trim();
+            let after = strip_label(after.trim_start_matches(['-', '–', '—', ':', ' ']));
+            return (body[..end].to_string(), (!after.is_empty()).then(|| after.to_string()));
+        }
+    }
+    (t.to_string(), None)
+}
+
+fn clean_text(text: &str) -> String {
+    let t = text.trim();
+    let t = super::text::strip_quotes(t);
+    let t = unwrap_emphasis(t);
+    let t = t.strip_prefix("==").and_then(|r| r.strip_suffix("==")).unwrap_or(t);
+    super::text::strip_quotes(t).to_string()
+}
+
+fn unwrap_emphasis(t: &str) -> &str {
+    let t = t.trim();
+    for m in ["**", "__", "*", "_"] {
+        if let Some(inner) = t.strip_prefix(m).and_then(|r| r.strip_suffix(m))
+            && !inner.is_empty()
+            && !inner.contains(m)
+        {
+            return inner.trim();
+        }
+    }
+    t
+}
+
+/// Comment labels templates print: `**Note:**`, `Comment:`, `→`, `💬`, `_Note:_`, `Memo:`.
+fn label_len(rest: &str) -> Option<usize> {
+    let t = rest.trim_start();
+    let lead = rest.len() - t.len();
+    for arrow in ["→", "💬", "💭", "✏️", "📝"] {
+        if let Some(r) = t.strip_prefix(arrow) {
+            return Some(lead + t.len() - r.len());
+        }
+    }
+    // A short bold or italic label ending in a colon, or a bare word and a colon.
+    for (open, close) in [("**", ":**"), ("**", "**:"), ("_", ":_"), ("*", ":*"), ("__", ":__")] {
+        if let Some(r) = t.strip_prefix(open)
+            && let Some(end) = r.find(close)
+            && r[..end].chars().count() <= 24
+            && !r[..end].contains(['*', '_'])
+        {
+            return Some(lead + open.len() + end + close.len());
+        }
+    }
+    for word in
+        ["comment:", "comments:", "note:", "notes:", "memo:", "annotation:", "kommentar:", "commentaire:"]
+    {
+        if strip_prefix_ci(t, word).is_some() {
+            return Some(lead + word.len());
+        }
+    }
+    None
+}
+
+fn is_labelled(rest: &str) -> bool {
+    label_len(rest).is_some()
+}
+
+fn strip_label(rest: &str) -> &str {
+    label_len(rest).map_or(rest, |n| rest[n..].trim_start())
+}
+
+/// `> - comment` under a quoted annotation, or `\t- comment` under a list item.
+fn is_nested_item(line: &str, depth: usize) -> bool {
+    let inner = super::lines::unquote(line, depth);
+    let indented = inner.starts_with(['\t', ' ']);
+    let t = inner.trim_start();
+    (t.starts_with("- ") || t.starts_with("* ")) && (depth > 0 || indented)
+}
+
+fn words(s: &str) -> usize {
+    s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count()
+}
+
+/// A Zotero colour name in a heading (`# Yellow`, `### Red ⭐`).
+fn colour_word(line: &str) -> Option<String> {
+    let (_, title) = heading(line)?;
+    let lower = title.to_lowercase();
+    let cjk = [
+        ("黄", "yellow"),
+        ("红", "red"),
+        ("绿", "green"),
+        ("蓝", "blue"),
+        ("紫", "purple"),
+        ("橙", "orange"),
+        ("灰", "gray"),
+    ];
+    for (sign, name) in cjk {
+        if lower.starts_with(sign) {
+            return Some(name.to_string());
+        }
+    }
+    let first = lower.split(|c: char| !c.is_alphabetic()).find(|w| !w.is_empty())?;
+    COLOUR_WORDS.contains(&first).then(|| first.to_string())
+}
+
+/// Reads one line.
+fn info(raw: &str) -> Info {
+    let mut depth = 0;
+    let mut inner = raw.trim_start();
+    while let Some(r) = inner.strip_prefix('>') {
+        depth += 1;
+        inner = r.trim_start_matches(' ');
+    }
+    let mut info = Info { depth, blank: inner.trim().is_empty(), ..Info::default() };
+    if info.blank {
+        return info;
+    }
+    info.heading = depth == 0 && heading(inner).is_some();
+    let mut rest = inner.trim().to_string();
+    if let Some(header) = rest.strip_prefix("[!") {
+        info.callout = true;
+        let close = header.find(']').unwrap_or(header.len());
+        let meta = &header[..close];
+        let mut after = header.get(close + 1..).unwrap_or("").trim_start_matches(['+', '-']);
+        if let Some((_, colour)) = meta.split_once('|') {
+            set_colour(&mut info.color, colour.trim());
+        } else if let Some(c) = after.strip_prefix('|') {
+            let word = c.split_whitespace().next().unwrap_or("");
+            set_colour(&mut info.color, word);
+            after = &c[word.len()..];
+        }
+        rest = after.trim().to_string();
+    }
+    take_marks(&mut rest, &mut info);
+    take_links(&mut rest, &mut info);
+    take_images(&mut rest, &mut info);
+    take_pages(&mut rest, &mut info);
+    if info.anchored() || info.callout {
+        take_words(&mut rest, &mut info);
+    }
+    // Block ids, timestamps, tags at the end.
+    let mut t = rest.trim_end().to_string();
+    loop {
+        let before = t.len();
+        if let Some(i) =
+            t.rfind(" ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
+        {
+            t.truncate(i);
+        }
+        if t.starts_with('^') && !t.contains(' ') {
+            t.clear();
+        }
+        if let Some(i) = t.rfind("[[")
+            && t.ends_with("]]")
+            && t[i + 2..].starts_with(|c: char| c.is_ascii_digit())
+        {
+            t.truncate(i);
+        }
+        t.truncate(t.trim_end().len());
+        if t.len() == before {
+            break;
+        }
+    }
+    info.rest = t;
+    info
+}
+
+fn set_colour(c: &mut ColorSource, word: &str) {
+    let w = word.trim().trim_end_matches(['"', '\'', ' ']);
+    if w.starts_with('#') {
+        c.hex = Some(w.to_string());
+    } else if !w.is_empty() {
+        c.name = Some(w.to_string());
+    }
+}
+
+/// `<mark …>`, `<span style="background…">` and `</mark>`: colour kept, tags removed.
+fn take_marks(rest: &mut String, info: &mut Info) {
+    let mut out = String::with_capacity(rest.len());
+    let mut s = rest.as_str();
+    while let Some(open) = s.find('<') {
+        out.push_str(&s[..open]);
+        let tag = &s[open..];
+        let Some(close) = tag.find('>') else {
+            out.push_str(tag);
+            s = "";
+            break;
+        };
+        let name: String = tag[1..].chars().take_while(|c| c.is_ascii_alphabetic() || *c == '/').collect();
+        let lower = name.to_ascii_lowercase();
+        if ![
+            "mark", "/mark", "span", "/span", "br", "b", "/b", "i", "/i", "u", "/u", "font", "/font", "p",
+            "/p",
+        ]
+        .contains(&lower.as_str())
+        {
+            out.push('<');
+            s = &tag[1..];
+            continue;
+        }
+        if lower == "mark" || lower == "span" || lower == "font" {
+            let attrs = &tag[..=close];
+            if let Some(m) = mark_open(&format!("<mark{}", &attrs[1 + name.len()..])) {
+                if let Some(hex) = m.hex {
+                    info.color.hex.get_or_insert(hex);
+                }
+                if let Some(c) = m.class_color {
+                    info.color.name.get_or_insert(c);
+                }
+            }
+            if let Some(class) = attrs.find("class=\"") {
+                let value = &attrs[class + 7..];
+                let value = &value[..value.find('"').unwrap_or(value.len())];
+                if let Some(w) =
+                    value.split(['-', '_', ' ']).find(|w| COLOUR_WORDS.contains(&w.to_lowercase().as_str()))
+                {
+                    info.color.name.get_or_insert(w.to_string());
+                }
+            }
+        }
+        if lower == "br" {
+            out.push('\n');
+        }
+        s = &tag[close + 1..];
+    }
+    out.push_str(s);
+    *rest = out;
+}
+
+/// Markdown links and bare Zotero links: the annotation's link and page kept, all removed.
+fn take_links(rest: &mut String, info: &mut Info) {
+    let mut out = String::with_capacity(rest.len());
+    let mut s = rest.as_str();
+    while let Some(open) = s.find('[') {
+        // `![…](…)` images are read later.
+        if s[..open].ends_with('!') {
+            out.push_str(&s[..=open]);
+            s = &s[open + 1..];
+            continue;
+        }
+        let Some(mid) = s[open..].find("](").map(|m| open + m) else { break };
+        let Some(end) = matching_paren(&s[mid + 1..]).map(|e| mid + 1 + e) else { break };
+        let label = &s[open + 1..mid];
+        let target = s[mid + 2..end].trim().trim_start_matches('<').trim_end_matches('>');
+        let kept = link_meaning(label, target, info);
+        out.push_str(&s[..open]);
+        if !kept {
+            out.push_str(&s[open..=end]);
+        }
+        s = &s[end + 1..];
+    }
+    out.push_str(s);
+    // Empty parentheses left by `([p. 3](…))`.
+    *rest = out.replace("()", "").replace("( )", "");
+}
+
+fn matching_paren(s: &str) -> Option<usize> {
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What a link says about the annotation; returns whether the link is markup to remove.
+fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
+    let page_in_label = label_page(label);
+    if let Some(zotero) = target.strip_prefix("zotero://") {
+        let annotation =
+            zotero.starts_with("open-pdf") || zotero.starts_with("open/") || zotero.contains("annotation=");
+        if annotation {
+            info.link.get_or_insert_with(|| target.replace("\\&", "&").replace("&#x26;", "&"));
+            if let Some(p) = page_in_label {
+                info.page.get_or_insert(p);
+            }
+            return true;
+        }
+        // Zotero's own export cites the item: `([Author, 2020, p. 5](zotero://select/…))`.
+        if let Some(p) = page_in_label.filter(|_| label.contains(',') || label.contains("p.")) {
+            info.page.get_or_insert(p);
+            info.link.get_or_insert_with(|| target.to_string());
+            return true;
+        }
+        return false;
+    }
+    if (target.starts_with("file://") || target.is_empty())
+        && let Some(p) = page_in_label
+    {
+        info.page.get_or_insert(p);
+        return true;
+    }
+    false
+}
+
+/// The page a link label prints: `Page 3`, `p. 3`, `page 2`, `3`, `@Page 1133`, `Author, 2020, p. 5`.
+fn label_page(label: &str) -> Option<String> {
+    let last = label.rsplit(',').next().unwrap_or(label).trim().trim_start_matches('@');
+    let lower = last.to_lowercase();
+    let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
+    if !is_page || last.is_empty() {
+        return None;
+    }
+    page_of_locator(last)
+        .filter(|p| p.chars().count() <= 12 && p.chars().any(|c| c.is_alphanumeric()) && !p.contains(' '))
+}
+
+/// `![[path.png]]`, `![](path.png)`: the image kept, the embed removed.
+fn take_images(rest: &mut String, info: &mut Info) {
+    let is_image = |p: &str| {
+        let lower = p.to_ascii_lowercase();
+        [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"].iter().any(|e| lower.ends_with(e))
+    };
+    while let Some(start) = rest.find("![") {
+        let tail = &rest[start..];
+        let (path, len) = if let Some(inner) = tail.strip_prefix("![[") {
+            let Some(end) = inner.find("]]") else { break };
+            (inner[..end].split('|').next().unwrap_or("").trim().to_string(), 3 + end + 2)
+        } else if let Some(mid) = tail.find("](") {
+            let Some(end) = tail[mid..].find(')') else { break };
+            (tail[mid + 2..mid + end].trim().to_string(), mid + end + 1)
+        } else {
+            break;
+        };
+        if !is_image(&path) {
+            break;
+        }
+        // Any image next to a Zotero link or a page; alone, only an image Zotero named.
+        if zotero_image(&path) || info.link.is_some() || rest.contains("](") {
+            info.image.get_or_insert(path);
+        }
+        rest.replace_range(start..start + len, "");
+    }
+}
+
+/// Whether an embedded image is one Zotero exported: `image-5-x98-y533.png` (any prefix), or
+/// named by its 8-character annotation key.
+fn zotero_image(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    super::text::image_page(name).is_some()
+        || stem.len() == 8 && stem.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
+/// Printed pages that are not links: `[p. 5]`, `(p. 5)`, `*Page: ii*`, `**Page 5**`, `Page 5` in a
+/// callout title, `[@key, p. 5]`.
+fn take_pages(rest: &mut String, info: &mut Info) {
+    for (open, close) in [("[", "]"), ("(", ")")] {
+        let mut from = 0;
+        while let Some(i) = rest[from..].find(open).map(|i| from + i) {
+            let Some(j) = rest[i..].find(close).map(|j| i + j) else { break };
+            let inner = rest[i + 1..j].trim();
+            let locator = inner
+                .strip_prefix('@')
+                .and_then(|k| k.split_once([',', ' ']))
+                .map_or(inner, |(_, p)| p.trim());
+            let lower = locator.to_lowercase();
+            if (lower.starts_with("p.") || lower.starts_with("pp.") || lower.starts_with("page"))
+                && let Some(p) = page_of_locator(locator)
+            {
+                info.page.get_or_insert(p);
+                rest.replace_range(i..=j, "");
+                continue;
+            }
+            from = j;
+        }
+    }
+    let t = rest.trim();
+    for (open, close) in [("*", "*"), ("**", "**"), ("_", "_"), ("", "")] {
+        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            let inner = inner.trim();
+            if let Some(p) = strip_prefix_ci(inner, "page:").or_else(|| strip_prefix_ci(inner, "page "))
+                && let Some(page) = page_of_locator(p.trim_start_matches(':'))
+                && !p.trim().contains(' ')
+            {
+                info.page.get_or_insert(page);
+                rest.clear();
+                return;
+            }
+        }
+    }
+    // `**Page 5** — text`: a page label starting the line.
+    if let Some(r) = t.strip_prefix("**Page ").or_else(|| t.strip_prefix("**p. "))
+        && let Some(end) = r.find("**")
+    {
+        info.page.get_or_insert(r[..end].trim().to_string());
+        *rest = r[end + 2..].trim_start_matches([' ', '—', '–', '-']).to_string();
+    }
+}
+
+/// Colour and type words around an anchor (`“…” Yellow Highlight`, a callout's `Highlight`, a
+/// line that is only `Yellow Highlight`): read and removed. Words inside the text are left.
+fn take_words(rest: &mut String, info: &mut Info) {
+    let t = rest.trim();
+    let (keep, tail) = match t.chars().next() {
+        Some(open @ ('“' | '"' | '«')) if !info.callout => {
+            let close = match open {
+                '“' => '”',
+                '«' => '»',
+                _ => '"',
+            };
+            match t[open.len_utf8()..].rfind(close) {
+                Some(end) => t.split_at(open.len_utf8() + end + close.len_utf8()),
+                None => return,
+            }
+        }
+        _ if info.callout || words(t) <= 2 => ("", t),
+        _ => return,
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    for w in tail.split(' ') {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        if TYPE_WORDS.contains(&bare.as_str()) && info.label.is_none() {
+            info.label = Some(bare);
+        } else if COLOUR_WORDS.contains(&bare.as_str())
+            && info.color.name.is_none()
+            && info.color.hex.is_none()
+        {
+            info.color.name = Some(bare);
+        } else {
+            kept.push(w);
+        }
+    }
+    *rest = format!("{keep} {}", kept.join(" ")).trim().to_string();
+}
