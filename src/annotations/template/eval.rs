@@ -434,9 +434,14 @@ impl Eval<'_> {
             Expr::Binary(l, op, r) if op == "or" => match (self.truth(l), self.truth(r)) {
                 (Tri::True, _) | (_, Tri::True) => Tri::True,
                 (Tri::False, other) | (other, Tri::False) => other,
-                (Tri::Maybe(_, mut a), Tri::Maybe(_, b)) => {
+                (Tri::Maybe(x, mut a), Tri::Maybe(y, b)) => {
                     a.extend(b);
-                    Tri::Maybe(Vec::new(), a)
+                    // `a.color == "#ffd400" or a.colorCategory == "Yellow"`: one colour either way.
+                    let same = match (same_colour(&x), same_colour(&y)) {
+                        (Some(p), Some(q)) if p == q => vec![Fact::Is(Field::Color, p)],
+                        _ => Vec::new(),
+                    };
+                    Tri::Maybe(same, a)
                 }
             },
             Expr::Binary(l, op, r) if op == "==" || op == "!=" => {
@@ -479,6 +484,19 @@ impl Eval<'_> {
             }
         }
     }
+}
+
+/// The one colour (`#rrggbb`) that `facts` pin down, by hex or by Zotero's colour name.
+fn same_colour(facts: &[Fact]) -> Option<String> {
+    let mut colours = facts.iter().filter_map(|f| match f {
+        Fact::Is(Field::Color, hex) => crate::annotations::colors::parse_hex(hex),
+        Fact::Is(Field::ColorCategory, name) => {
+            crate::annotations::colors::zotero_hex_of_name(name).map(str::to_string)
+        }
+        _ => None,
+    });
+    let first = colours.next()?;
+    colours.all(|c| c == first).then_some(first)
 }
 
 fn loop_var(i: usize, n: usize) -> Val {

@@ -279,32 +279,38 @@ fn strip_continuation(value: &str, prefix: &str) -> String {
         .join("\n")
 }
 
-/// The body without the whitespace at its two ends (an iteration starts at a line's start and
-/// ends wherever the next one starts).
+/// The body without the whitespace at its two ends, into its first and last branches too (an
+/// iteration starts at a line's start and ends wherever the next one starts).
 fn trim(body: &Pat) -> Pat {
-    let mut items = match body {
-        Pat::Seq(items) => items.clone(),
-        other => vec![other.clone()],
-    };
-    while let Some(Pat::Lit(s)) = items.first_mut() {
-        let t = s.trim_start().to_string();
-        if t.is_empty() {
-            items.remove(0);
-        } else {
-            *s = t;
-            break;
+    trim_side(&trim_side(body, true), false)
+}
+
+fn trim_side(p: &Pat, start: bool) -> Pat {
+    match p {
+        Pat::Lit(s) => Pat::Lit(if start { s.trim_start() } else { s.trim_end() }.to_string()),
+        Pat::Alt(branches) => {
+            Pat::Alt(branches.iter().map(|(f, b)| (f.clone(), trim_side(b, start))).collect())
         }
-    }
-    while let Some(Pat::Lit(s)) = items.last_mut() {
-        let t = s.trim_end().to_string();
-        if t.is_empty() {
-            items.pop();
-        } else {
-            *s = t;
-            break;
+        Pat::Seq(items) => {
+            let mut items = items.clone();
+            let order: Vec<usize> =
+                if start { (0..items.len()).collect() } else { (0..items.len()).rev().collect() };
+            for i in order {
+                items[i] = trim_side(&items[i], start);
+                // Go on past what may print nothing: the next part may then come first.
+                let may_vanish = matches!(&items[i], Pat::Lit(s) if s.is_empty()) || alt_has_empty(&items[i]);
+                if !may_vanish {
+                    break;
+                }
+            }
+            Pat::seq(items)
         }
+        other => other.clone(),
     }
-    Pat::seq(items)
+}
+
+fn alt_has_empty(p: &Pat) -> bool {
+    matches!(p, Pat::Alt(branches) if branches.iter().any(|(_, b)| b.is_empty()))
 }
 
 /// Whether `p` prints something other than whitespace whatever its branches.

@@ -33,6 +33,8 @@ pub struct Template {
     loops: Vec<eval::LoopInfo>,
     /// Per loop: the constant line printed just before it (a heading naming a colour group).
     headers: Vec<Option<String>>,
+    /// Per loop: the last constant line printed before it, where its output starts.
+    anchors: Vec<Option<String>>,
     /// Constructs the compiler did not understand: (template line or 0, message).
     pub problems: Vec<(usize, String)>,
 }
@@ -106,7 +108,7 @@ impl Template {
             }
         }
         let matcher = matcher::Matcher::new(&unique).map_err(|e| TemplateError { line: 0, message: e.0 })?;
-        let headers = headers(&program.outer, program.loops.len());
+        let (headers, anchors) = headers(&program.outer, program.loops.len());
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -114,6 +116,7 @@ impl Template {
             bodies,
             loops: program.loops,
             headers,
+            anchors,
             problems: program.problems,
         })
     }
@@ -139,9 +142,7 @@ impl Template {
                 || header_lines.contains(&t)
         };
         let marks = self.header_marks(text, from);
-        // The loops' output starts at the first of their headers (text above it, such as a
-        // table of related items, is not theirs).
-        let from = marks.first().map_or(from, |&(at, _)| at);
+        let from = self.region_start(text, from);
         let hits = self.matcher.find(text, from, text.len(), &stop);
         hits.into_iter()
             .map(|hit| {
@@ -150,6 +151,19 @@ impl Template {
                 Found { start: hit.start, end: hit.end, draft }
             })
             .collect()
+    }
+
+    /// Where the loops' output starts in `text[from..]`: at the first of their headers or anchor
+    /// lines (text above it, such as a table of related items or the user's own notes, is not
+    /// theirs); `from` when the note has none of them.
+    pub fn region_start(&self, text: &str, from: usize) -> usize {
+        self.headers
+            .iter()
+            .chain(&self.anchors)
+            .flatten()
+            .filter_map(|line| line_start(text, from, line))
+            .min()
+            .unwrap_or(from)
     }
 
     /// Where each loop's header line appears in the note: (position, loop).
@@ -183,32 +197,68 @@ impl Template {
     }
 }
 
-/// The constant line printed right before each loop, if it is a whole line.
-fn headers(outer: &Pat, count: usize) -> Vec<Option<String>> {
-    fn walk(p: &Pat, last: &mut Option<String>, out: &mut Vec<Option<String>>) {
+/// Per loop: the constant line printed right before it (if a whole line), and the last constant
+/// line printed anywhere before it (a slot in between allowed), which marks where its output starts.
+fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Option<String>>) {
+    #[derive(Default)]
+    struct Walk {
+        last: Option<String>,
+        anchor: Option<String>,
+        headers: Vec<Option<String>>,
+        anchors: Vec<Option<String>>,
+    }
+    fn walk(p: &Pat, w: &mut Walk) {
         match p {
             Pat::Lit(s) => {
+                let whole_lines = s.trim_end().contains('\n') || s.ends_with('\n');
                 let mut lines: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-                if s.trim_end().contains('\n') || s.ends_with('\n') {
-                    *last = lines.pop().filter(|l| l.chars().count() >= 2).map(str::to_string);
+                if whole_lines {
+                    if s.ends_with('\n') || s.trim_end().contains('\n') {
+                        // The last line of the literal is whole when a line break follows it.
+                        let tail_whole = s.trim_end_matches([' ', '\t']).ends_with('\n');
+                        if !tail_whole {
+                            lines.pop();
+                        }
+                    }
+                    let line =
+                        lines.last().filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 2);
+                    w.last = line.map(|l| l.to_string());
+                    if let Some(l) = line {
+                        w.anchor = Some(l.to_string());
+                    }
                 } else if !s.trim().is_empty() {
-                    *last = None;
+                    w.last = None;
                 }
             }
             Pat::Loop(n) => {
-                if let Some(slot) = out.get_mut(*n) {
-                    *slot = last.clone();
+                if let Some(slot) = w.headers.get_mut(*n) {
+                    *slot = w.last.clone();
+                }
+                if let Some(slot) = w.anchors.get_mut(*n) {
+                    *slot = w.anchor.clone();
                 }
             }
-            Pat::Seq(items) => items.iter().for_each(|i| walk(i, last, out)),
-            Pat::Alt(branches) => branches.iter().for_each(|(_, b)| walk(b, last, out)),
-            Pat::Repeat(inner) => walk(inner, last, out),
-            Pat::Slot(_) => *last = None,
+            Pat::Seq(items) => items.iter().for_each(|i| walk(i, w)),
+            Pat::Alt(branches) => branches.iter().for_each(|(_, b)| walk(b, w)),
+            Pat::Repeat(inner) => walk(inner, w),
+            Pat::Slot(_) => w.last = None,
         }
     }
-    let mut out = vec![None; count];
-    walk(outer, &mut None, &mut out);
-    out
+    let mut w = Walk { headers: vec![None; count], anchors: vec![None; count], ..Walk::default() };
+    walk(outer, &mut w);
+    (w.headers, w.anchors)
+}
+
+/// Where the first line of `text[from..]` equal to `line` (trimmed) starts.
+fn line_start(text: &str, from: usize, line: &str) -> Option<usize> {
+    let mut pos = from;
+    for l in text[from..].split_inclusive('\n') {
+        if l.trim() == line {
+            return Some(pos);
+        }
+        pos += l.len();
+    }
+    None
 }
 
 fn draft_of(hit: &matcher::Hit, loop_facts: &[Fact], text: &str) -> Draft<'static> {
