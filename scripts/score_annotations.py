@@ -436,6 +436,10 @@ def main():
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--no-template", action="store_true",
                     help="parse with the built-in rules only, as if the vault held no template")
+    ap.add_argument("--floor", metavar="FILE",
+                    help="exit 1 when a family reads fewer annotations entirely right, or more extra or debris, "
+                         "than FILE records (a ratchet: raise it as the parser improves)")
+    ap.add_argument("--write-floor", metavar="FILE", help="record this run's per-family results in FILE")
     args = ap.parse_args()
     if args.no_template:
         PARSE_FLAGS.append("--no-template")
@@ -489,6 +493,32 @@ def main():
 
     if failures:
         return 2
+    if args.write_floor:
+        floor = {name: {"right": r["right"], "extra": r["extra"], "debris": r["debris"]} for name, r in rows}
+        with open(args.write_floor, "w", encoding="utf-8") as f:
+            json.dump(floor, f, indent=2, sort_keys=True)
+            f.write("\n")
+    if args.floor:
+        with open(args.floor, encoding="utf-8") as f:
+            floor = json.load(f)
+        found = dict(rows)
+        worse = []
+        for name, want in sorted(floor.items()):
+            got = found.get(name)
+            if got is None:
+                worse.append("%s: no longer scored" % name)
+                continue
+            if got["right"] < want["right"]:
+                worse.append("%s: %d entirely right, the floor is %d" % (name, got["right"], want["right"]))
+            for key in ("extra", "debris"):
+                if got[key] > want[key]:
+                    worse.append("%s: %d %s, the floor allows %d" % (name, got[key], key, want[key]))
+        better = [name for name, want in floor.items() if name in found and found[name]["right"] > want["right"]]
+        if better:
+            print("better than the floor (raise it with --write-floor): %s" % ", ".join(sorted(better)))
+        if worse:
+            print("score-annotations: FAIL: below the floor in %s" % "; ".join(worse), file=sys.stderr)
+            return 1
     if args.min is not None:
         r = total["rate"]
         why = []

@@ -13,6 +13,12 @@ ensure_wasm_target
 cargo clippy --lib --test wasm --target wasm32-unknown-unknown --quiet -- -D warnings
 step "Rust tests (all features)"
 cargo test --all-features --quiet 2>&1 | tee "${CARGO_TARGET_DIR}/rust-tests.log"
+step "Annotation families: scholia parse scored field by field against the expected JSON (never below the floor)"
+SCHOLIA_BIN="${CARGO_TARGET_DIR}/debug/scholia" scripts/score-annotations.sh tests/cases/families \
+  --floor tests/cases/families/floor.json | tail -n 3
+step "Round trip: each family's template rendered by the real Nunjucks engine, then read back (never below the floor)"
+SCHOLIA_BIN="${CARGO_TARGET_DIR}/debug/scholia" tests/roundtrip/run.sh tests/cases/families \
+  --floor tests/roundtrip/floor.json | tail -n 3
 step "MCP end to end (TypeScript SDK client, MCP Inspector CLI, conformance suite)"
 ./scripts/test-mcp-e2e.sh
 step "Obsidian plugin (wasm tests in Node, tsc, lint, Vitest, browser)"
