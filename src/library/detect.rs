@@ -211,6 +211,8 @@ pub struct Examined {
     pub annotation_links: usize,
     /// Embedded annotation images.
     pub image_embeds: usize,
+    /// It looks like a Zotero Integration template (never an annotation note).
+    pub template: bool,
 }
 
 /// Examines one note: the cheap facts, then the parse when it could matter. `absolute` is the
@@ -235,6 +237,7 @@ pub fn examine(
         doc,
         annotation_links: facts.annotation_links,
         image_embeds: facts.image_embeds,
+        template: facts.template,
     }
 }
 

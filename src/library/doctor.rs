@@ -18,7 +18,8 @@ pub struct DoctorReport {
     pub setup: SetupReport,
     /// Every annotation note, by path.
     pub notes: Vec<NoteReport>,
-    /// Notes with Zotero annotation links or annotation images from which no annotation was read.
+    /// Notes with Zotero annotation links or annotation images from which no annotation was read
+    /// (templates aside).
     pub flagged: Vec<FlaggedNote>,
     /// The counts.
     pub summary: Summary,
@@ -80,7 +81,7 @@ pub fn examine(vault: &dyn Vault, setup: &Setup, options: &ParseOptions) -> Resu
     super::for_each_note(vault, &VaultPath::root(), options, &setup.patterns, |path, note| {
         examined += 1;
         let read = note.doc.as_ref().map_or(0, |d| d.annotations.len());
-        if read == 0 && note.annotation_links + note.image_embeds > 0 {
+        if read == 0 && !note.template && note.annotation_links + note.image_embeds > 0 {
             flagged.push(FlaggedNote {
                 path: path.as_str().to_string(),
                 listed: note.evidence.any(),
