@@ -324,6 +324,17 @@ fn contentful(p: &Pat) -> bool {
     }
 }
 
+/// Whether `p` always prints some constant text besides whitespace, or a narrow field.
+fn has_constant(p: &Pat) -> bool {
+    match p {
+        Pat::Lit(s) => !s.trim().is_empty(),
+        Pat::Slot(s) => !s.field.is_free_text() && s.field != Field::Other,
+        Pat::Seq(items) => items.iter().any(has_constant),
+        Pat::Alt(branches) => branches.iter().all(|(_, b)| has_constant(b)),
+        Pat::Repeat(_) | Pat::Loop(_) => false,
+    }
+}
+
 /// `p` restricted to what prints at least one field or constant text; `None` if it never does.
 fn non_empty(p: &Pat) -> Option<Pat> {
     match p {
@@ -346,7 +357,12 @@ fn non_empty(p: &Pat) -> Option<Pat> {
             for (i, item) in items.iter().enumerate() {
                 if let Some(first) = non_empty(item) {
                     let rest = items[i + 1..].iter().cloned();
-                    ways.push((Vec::new(), Pat::seq(std::iter::once(first).chain(rest))));
+                    let way = Pat::seq(std::iter::once(first).chain(rest));
+                    // Free text alone (a comment printed with nothing around it) would match any
+                    // line: such a comment is found as the lines after the annotation before it.
+                    if has_constant(&way) {
+                        ways.push((Vec::new(), way));
+                    }
                 }
             }
             match ways.len() {

@@ -220,10 +220,9 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Option<String
                             lines.pop();
                         }
                     }
-                    let line =
-                        lines.last().filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 2);
-                    w.last = line.map(|l| l.to_string());
-                    if let Some(l) = line {
+                    let distinct = |l: &str| l.chars().filter(|c| c.is_alphanumeric()).count() >= 2;
+                    w.last = lines.last().filter(|l| distinct(l)).map(|l| l.to_string());
+                    if let Some(l) = lines.iter().rev().find(|l| distinct(l)) {
                         w.anchor = Some(l.to_string());
                     }
                 } else if !s.trim().is_empty() {
