@@ -6,6 +6,7 @@ pub mod colors;
 mod draft;
 mod general;
 mod lines;
+mod meta;
 mod model;
 pub mod prefixes;
 pub mod template;

@@ -27,13 +27,11 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     diagnostics.append(&mut scan.diagnostics);
     with_general_rule(&lines, options, &mut scan);
     with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
-    let citekey = citekey_of(&fm, &scan, file_path);
-    let title = fm
-        .get_str("title")
-        .filter(|t| !t.trim().is_empty())
-        .or_else(|| scan.fields.title.clone())
-        .or_else(|| scan.first_h1.clone())
-        .unwrap_or_else(|| citekey.clone());
+    let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
+    let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
+    let meta = super::meta::read(&fm, &lines, first, name.strip_suffix(".md").unwrap_or(name));
+    let citekey = super::meta::citekey(&meta, scan.first_cite.as_deref(), file_path);
+    let title = meta.title.clone().unwrap_or_else(|| citekey.clone());
     if scan.annotations.is_empty() {
         diagnostics.push(Diagnostic::info(0, "no annotation was found in this note"));
     }
@@ -44,8 +42,8 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         template: scan.style(),
         annotations: scan.annotations.into_iter().map(|(_, a)| a).collect(),
         zotero_link: zotero_link(text, "select").map(str::to_string),
-        authors: authors_of(&fm).or(scan.fields.authors),
-        year: year_of(&fm).or(scan.fields.year),
+        authors: meta.authors,
+        year: meta.year,
         tags: fm.tags(),
         diagnostics,
     }
@@ -249,41 +247,6 @@ impl Scan {
             _ => TemplateStyle::Mixed,
         }
     }
-}
-
-fn citekey_of(fm: &Frontmatter, scan: &Scan, file_path: &str) -> String {
-    if let Some(key) =
-        fm.get_str("citekey").map(|k| k.trim().trim_start_matches('@').to_string()).filter(|k| !k.is_empty())
-    {
-        return key;
-    }
-    if let Some(key) = &scan.first_cite {
-        return key.clone();
-    }
-    let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
-    let stem = name.strip_suffix(".md").unwrap_or(name);
-    stem.strip_prefix('@').and_then(citekey_prefix).unwrap_or(stem).to_string()
-}
-
-fn authors_of(fm: &Frontmatter) -> Option<String> {
-    let value = fm.get_ci("authors").or_else(|| fm.get_ci("author"))?;
-    match value {
-        Value::Array(items) => {
-            let names: Vec<String> = items.iter().filter_map(scalar_string).collect();
-            (!names.is_empty()).then(|| names.join("; "))
-        }
-        other => scalar_string(other).filter(|s| !s.trim().is_empty()),
-    }
-}
-
-fn year_of(fm: &Frontmatter) -> Option<String> {
-    let value = fm.get_ci("year").or_else(|| fm.get_ci("date"))?;
-    let text = scalar_string(value)?;
-    let digits: String =
-        text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
-    (digits.len() == 4)
-        .then_some(digits)
-        .or_else(|| (!text.trim().is_empty()).then(|| text.trim().to_string()))
 }
 
 /// Reads the note with the user's template: its annotations replace those the built-in rules

@@ -1,0 +1,228 @@
+//! The item's title, authors, year and citekey as an annotation note shows them: frontmatter
+//! (under the names templates use), inline fields (`Title:: …`, `**Authors:** …`, `- **저자:** …`,
+//! also inside a callout), the first heading above the annotations.
+
+use serde_json::Value;
+
+use super::lines::{Lines, heading, unquote};
+use super::text::{citekey_prefix, find};
+use crate::note::frontmatter::{Frontmatter, scalar_string};
+
+/// What the note says about the item.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// The item's title.
+    pub title: Option<String>,
+    /// Its authors, `, `-separated.
+    pub authors: Option<String>,
+    /// Its year.
+    pub year: Option<String>,
+    /// Its citekey, from the frontmatter or an inline field.
+    pub citekey: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Title,
+    Authors,
+    Year,
+    Date,
+    Citekey,
+}
+
+/// Field names templates give these, lowercased, in the languages seen in real vaults.
+fn key_of(name: &str) -> Option<Key> {
+    let n = name.trim().trim_matches(['*', '_', ':', ' ']).to_lowercase();
+    Some(match n.as_str() {
+        "title" | "paper" | "paper title" | "paper_title" | "full title" | "titel" | "titre" | "título"
+        | "titolo" | "제목" | "标题" | "題名" | "タイトル" | "название" => Key::Title,
+        "author" | "authors" | "by" | "written by" | "creators" | "autor" | "autoren" | "auteur"
+        | "auteurs" | "autores" | "autori" | "저자" | "作者" | "著者" | "авторы" | "автор" => {
+            Key::Authors
+        }
+        "year" | "publication year" | "jahr" | "année" | "año" | "anno" | "연도" | "발표 연도" | "年份"
+        | "年" | "год" => Key::Year,
+        "date" | "publish date" | "published" | "publication date" | "pub date" => Key::Date,
+        "citekey" | "citation key" | "citation-key" | "citationkey" | "citation_key" | "bibtex key" => {
+            Key::Citekey
+        }
+        _ => return None,
+    })
+}
+
+/// Reads the note's metadata; `annotations_from` is where its first annotation starts (a heading
+/// below it is not the title).
+pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_stem: &str) -> Meta {
+    let mut meta = Meta::default();
+    let mut date = None;
+    for (name, value) in &fm.data {
+        let Some(key) = key_of(name) else { continue };
+        let text = match value {
+            Value::Array(items) => {
+                let parts: Vec<String> = items.iter().filter_map(scalar_string).map(|s| clean(&s)).collect();
+                let sep = if parts.iter().any(|p| p.contains(',')) { "; " } else { ", " };
+                (!parts.is_empty()).then(|| parts.join(sep))
+            }
+            other => scalar_string(other).map(|s| clean(&s)),
+        };
+        let Some(text) = text.filter(|t| !t.is_empty()) else { continue };
+        // A `title:` that only repeats the file's name (the citekey) is not the title.
+        if key == Key::Title
+            && (text == file_stem || text.trim_start_matches('@') == file_stem.trim_start_matches('@'))
+        {
+            continue;
+        }
+        set(&mut meta, &mut date, key, text, name.eq_ignore_ascii_case("title"));
+    }
+    let mut h1 = None;
+    for i in 0..lines.len() {
+        let line = lines.get(i);
+        let head = lines.offset(i) < annotations_from;
+        if let Some((key, value)) = field(line).or_else(|| head.then(|| plain_field(line)).flatten()) {
+            set(&mut meta, &mut date, key, value, false);
+            continue;
+        }
+        if h1.is_none()
+            && lines.offset(i) < annotations_from
+            && let Some((1, text)) = heading(line)
+        {
+            let text = clean(text.trim_matches('*'));
+            if !text.is_empty() && !text.eq_ignore_ascii_case("annotations") {
+                h1 = Some(text);
+            }
+        }
+    }
+    meta.title = meta.title.or(h1);
+    meta.year = meta.year.or(date).map(|y| year(&y));
+    meta
+}
+
+fn set(meta: &mut Meta, date: &mut Option<String>, key: Key, value: String, strong: bool) {
+    let slot = match key {
+        Key::Title => &mut meta.title,
+        Key::Authors => &mut meta.authors,
+        Key::Year => &mut meta.year,
+        Key::Date => date,
+        Key::Citekey => &mut meta.citekey,
+    };
+    if strong || slot.is_none() {
+        *slot = Some(value);
+    }
+}
+
+/// `Key:: value`, `**Key:** value`, `**Key**: value`, `- **Key:** value`, `> **Key**:: value`.
+fn field(line: &str) -> Option<(Key, String)> {
+    let t = unquote(line, 4).trim_start_matches(['-', '*', '+', ' ', '\t']);
+    let t = line_start_bold(line).unwrap_or(t);
+    let (name, value) = if let Some(i) = find(t, "::") {
+        (&t[..i], &t[i + 2..])
+    } else if line_start_bold(line).is_some() || unquote(line, 4).trim_start().starts_with("**") {
+        let i = t.find(':')?;
+        (&t[..i], &t[i + 1..])
+    } else {
+        return None;
+    };
+    if name.chars().count() > 24 {
+        return None;
+    }
+    let key = key_of(name)?;
+    let value = clean(value.trim_start_matches(['*', ' ', ':']).trim());
+    (!value.is_empty()).then_some((key, value))
+}
+
+/// `Key: value` on a line of its own above the annotations (`Written by: …`, `Paper: …`).
+fn plain_field(line: &str) -> Option<(Key, String)> {
+    let t = line.trim();
+    let i = t.find(':')?;
+    let key = key_of(&t[..i]).filter(|_| t[..i].chars().count() <= 16)?;
+    let value = clean(t[i + 1..].trim());
+    (!value.is_empty() && !value.starts_with("//")).then_some((key, value))
+}
+
+/// The text after a leading `**` (list marker and quote allowed), when the line starts bold.
+fn line_start_bold(line: &str) -> Option<&str> {
+    let t = unquote(line, 4).trim_start();
+    let t = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).unwrap_or(t).trim_start();
+    t.strip_prefix("**")
+}
+
+/// A value without its links' targets, wiki-link brackets and emphasis.
+fn clean(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let tail = &rest[open..];
+        if let Some(inner) = tail.strip_prefix("[[") {
+            let Some(end) = inner.find("]]") else {
+                out.push_str(tail);
+                rest = "";
+                break;
+            };
+            let link = &inner[..end];
+            out.push_str(link.rsplit('|').next().unwrap_or(link).rsplit('/').next().unwrap_or(link));
+            rest = &inner[end + 2..];
+        } else if let Some(mid) = tail.find("](")
+            && let Some(close) = tail[mid..].find(')')
+        {
+            let label = &tail[1..mid];
+            // A link that is only an icon (`[🔗](zotero://…)`) is dropped with its label.
+            if label.chars().any(char::is_alphanumeric) {
+                out.push_str(label);
+            }
+            rest = &tail[mid + close + 1..];
+        } else {
+            out.push('[');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out.trim().trim_matches(['*', '_']).trim().to_string()
+}
+
+fn year(value: &str) -> String {
+    let digits: String =
+        value.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    if digits.len() == 4 { digits } else { value.trim().to_string() }
+}
+
+/// The citekey of the note: the metadata's, else its first `[@key]` citation, else its file name
+/// (`@key.md` → `key`).
+pub fn citekey(meta: &Meta, first_cite: Option<&str>, file_path: &str) -> String {
+    if let Some(key) =
+        meta.citekey.as_deref().map(|k| k.trim().trim_start_matches('@')).filter(|k| !k.is_empty())
+    {
+        return key.to_string();
+    }
+    if let Some(key) = first_cite {
+        return key.to_string();
+    }
+    let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    stem.strip_prefix('@').and_then(citekey_prefix).unwrap_or(stem).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(text: &str) -> Meta {
+        let fm = Frontmatter::parse(text);
+        let lines = Lines::new(text, crate::note::frontmatter::body_start(text));
+        read(&fm, &lines, text.len(), "key2020")
+    }
+
+    #[test]
+    fn fields_in_the_shapes_templates_write() {
+        let m = meta(
+            "---\ntitle: key2020\nauthors: [Ann Lee, Bo Chen]\ndate: 2024-06-01\n---\n# The Real Title [🔗](zotero://select/x)\n> **Year**:: 2021\n",
+        );
+        assert_eq!(m.title.as_deref(), Some("The Real Title"));
+        assert_eq!(m.authors.as_deref(), Some("Ann Lee, Bo Chen"));
+        assert_eq!(m.year.as_deref(), Some("2021"));
+        let m = meta("- **저자:** Seo-yeon Park, Min Cho\n- **연도:** 2024\nWritten by: nobody\n");
+        assert_eq!((m.authors.as_deref(), m.year.as_deref()), (Some("Seo-yeon Park, Min Cho"), Some("2024")));
+        let m = meta("---\ncitation-key: lee2020\n---\nAuthors:: [[People/Ann Lee|Ann Lee]]\n");
+        assert_eq!((m.citekey.as_deref(), m.authors.as_deref()), (Some("lee2020"), Some("Ann Lee")));
+    }
+}
