@@ -370,6 +370,15 @@ fn info(raw: &str) -> Info {
         return info;
     }
     info.heading = depth == 0 && heading(inner).is_some();
+    // Most lines are plain text: no link, tag, embed or printed page to take out.
+    let bytes = inner.as_bytes();
+    if memchr::memchr3(b'[', b'<', b'!', bytes).is_none()
+        && memchr::memchr2(b'^', b'*', bytes).is_none()
+        && memchr::memmem::find(bytes, b"(p").is_none()
+    {
+        info.rest = inner.trim().to_string();
+        return info;
+    }
     let mut rest = inner.trim().to_string();
     if let Some(header) = rest.strip_prefix("[!") {
         info.callout = true;

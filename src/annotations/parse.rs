@@ -25,7 +25,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     scan.run(&lines, options);
     let mut diagnostics = fm.diagnostics.clone();
     diagnostics.append(&mut scan.diagnostics);
-    with_general_rule(&lines, options, &mut scan);
+    with_general_rule(&lines, text, options, &mut scan);
     with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
@@ -281,7 +281,11 @@ fn with_templates(
         return;
     };
     let builtin = quality(scan.annotations.iter().map(|(_, a)| a));
-    if found.is_empty() || score < builtin {
+    // A note the template did not write (the user's own note with pasted images) has none of its
+    // constant lines and no Zotero link: the template's loose branches must not read it.
+    let wrote_it = template.region_start(text, body) > body
+        || found.iter().any(|f| f.2.zotero_link.is_some() || f.2.page.is_some());
+    if found.is_empty() || score < builtin || !wrote_it {
         if !scan.annotations.is_empty() {
             diagnostics.push(Diagnostic::info(
                 0,
@@ -307,8 +311,16 @@ fn with_templates(
     scan.annotations.sort_by_key(|(at, _)| *at);
 }
 
-/// The general rule's reading replaces the known styles' when it explains the note better.
-fn with_general_rule(lines: &Lines, options: &ParseOptions, scan: &mut Scan) {
+/// The general rule's reading replaces the known styles' when it explains the note better. It is
+/// not tried when the styles read every annotation whole (clean, with colour and page) and no
+/// Zotero annotation link is left over: most notes, and the general rule costs more than they do.
+fn with_general_rule(lines: &Lines, text: &str, options: &ParseOptions, scan: &mut Scan) {
+    let read = scan.annotations.len();
+    let links = memchr::memmem::find_iter(text.as_bytes(), "zotero://open").count();
+    let whole = quality(scan.annotations.iter().map(|(_, a)| a)) == 6 * read as i64;
+    if read > 0 && whole && links <= read {
+        return;
+    }
     let general: Vec<(usize, Annotation)> =
         super::general::read(lines).into_iter().map(|f| (f.at, f.draft.finish(options).0)).collect();
     if quality(general.iter().map(|(_, a)| a)) > quality(scan.annotations.iter().map(|(_, a)| a)) {

@@ -98,7 +98,6 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let options = ParseOptions::default();
     match cli.command {
         Command::Mcp(args) => scholia::mcp::run(args)?,
         Command::Tools(args) => scholia::mcp::tools(args)?,
@@ -123,7 +122,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Doctor { vault, json } => doctor(vault.as_deref(), json)?,
         Command::Summarize { file, common } => {
             let ctx = Context::open(&common, std::slice::from_ref(&file))?;
-            let source = ctx.source(&file, &options)?;
+            let source = ctx.source(&file)?;
             let text = synthesis::summarize(&source, &ctx.render);
             let title = source.doc.title.clone();
             let vars =
@@ -133,7 +132,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Synthesize { files, theme, common } => {
             let mut ctx = Context::open(&common, &files)?;
             ctx.render.theme = theme;
-            let sources = files.iter().map(|f| ctx.source(f, &options)).collect::<Result<Vec<_>>>()?;
+            let sources = files.iter().map(|f| ctx.source(f)).collect::<Result<Vec<_>>>()?;
             let text = synthesis::synthesize(&sources, &ctx.render)?;
             let title = synthesis::synthesis_title(&sources, &ctx.render);
             let vars = [("theme", title.as_str()), ("date", &ctx.render.date)];
@@ -148,6 +147,8 @@ struct Context {
     config: Config,
     vault: FsVault,
     resolver: scholia::note::LinkResolver,
+    /// The vault's templates and colours.
+    options: ParseOptions,
     render: RenderOptions,
 }
 
@@ -170,10 +171,19 @@ impl Context {
                 .to_string(),
             None => jiff::Zoned::now().date().to_string(),
         };
-        Ok(Self { config, vault, resolver, render: RenderOptions { date, ..RenderOptions::default() } })
+        let setup = library::setup::discover(&vault, config.template_path.as_deref());
+        let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
+        config.apply_colors(&mut options.colors);
+        Ok(Self {
+            config,
+            vault,
+            resolver,
+            options,
+            render: RenderOptions { date, ..RenderOptions::default() },
+        })
     }
 
-    fn source(&self, file: &Path, options: &ParseOptions) -> Result<synthesis::SourceNote> {
+    fn source(&self, file: &Path) -> Result<synthesis::SourceNote> {
         read_note(file)?;
         let path = self.vault.vault_path_of(file).ok_or_else(|| {
             anyhow!(
@@ -182,7 +192,7 @@ impl Context {
                 self.config.vault.display()
             )
         })?;
-        Ok(library::load_source(&self.vault, &self.resolver, &path, options)?)
+        Ok(library::load_source(&self.vault, &self.resolver, &path, &self.options)?)
     }
 
     fn emit(&self, text: &str, pattern: &str, vars: &[(&str, &str)], write: bool) -> Result<()> {
