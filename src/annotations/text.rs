@@ -60,7 +60,11 @@ pub fn page_of_locator(locator: &str) -> Option<String> {
         }
     }
     let page = rest.trim_matches([' ', ',', ';', '.']);
-    (!page.is_empty()).then(|| page.to_string())
+    // A label with its number left empty (`[Page](…?page=)`) prints no page.
+    let label_only = ["page", "pages", "p", "pp", "seite", "página", "страница"]
+        .iter()
+        .any(|l| page.eq_ignore_ascii_case(l));
+    (!page.is_empty() && !label_only).then(|| page.to_string())
 }
 
 /// `s` without the ASCII-case-insensitive `prefix`, if it starts with it.
@@ -254,6 +258,7 @@ mod tests {
         assert_eq!(citation("[@smith p.xii]"), Some(("smith", Some("xii".into()))));
         assert_eq!(citation("[@smith S12]"), Some(("smith", Some("S12".into()))));
         assert_eq!(citation("[@smith]"), Some(("smith", None)));
+        assert_eq!(page_of_locator("Page"), None);
         assert_eq!(citation("see [@smith]"), None);
         assert_eq!(citation("[@o’brien2018:ch3, p.5]"), Some(("o’brien2018:ch3", Some("5".into()))));
     }
