@@ -152,9 +152,6 @@ fn record(
         }
         d.label = d.label.take().or_else(|| info.label.clone());
     }
-    if d.color.hex.is_none() && d.color.name.is_none() {
-        d.color.name = heading_colour.map(str::to_string);
-    }
     let end = draft_end(infos, skip, b, limit);
     let depth = infos[a].depth;
     let inline = (a..=b).any(|i| words(&infos[i].rest) > 0);
@@ -217,6 +214,19 @@ fn record(
             }
             after = i;
         }
+    }
+    // A colour on the text's own lines (`<span style="background:…">text</span>` under a header).
+    if d.color.hex.is_none()
+        && d.color.name.is_none()
+        && let Some(c) = infos[first..after.max(b + 1)]
+            .iter()
+            .map(|i| &i.color)
+            .find(|c| c.hex.is_some() || c.name.is_some())
+    {
+        d.color = c.clone();
+    }
+    if d.color.hex.is_none() && d.color.name.is_none() {
+        d.color.name = heading_colour.map(str::to_string);
     }
     // The comment: the rest of the anchor's block, then the paragraphs after it.
     let mut i = after;
