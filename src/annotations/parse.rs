@@ -27,6 +27,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     diagnostics.append(&mut scan.diagnostics);
     with_general_rule(&lines, text, options, &mut scan);
     with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
+    drop_repeated_titles(text, &mut scan.annotations);
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
     let meta = super::meta::read(&fm, &lines, first, name.strip_suffix(".md").unwrap_or(name));
@@ -309,6 +310,36 @@ fn with_templates(
         scan.from_template += 1;
     }
     scan.annotations.sort_by_key(|(at, _)| *at);
+}
+
+/// A callout title the template prints for every annotation of a colour (`> [!quote|#f19837]+
+/// exact idea/term/example`) is the template's label, not the user's comment: a title-made
+/// comment shared by three annotations or more is dropped.
+fn drop_repeated_titles(text: &str, annotations: &mut [(usize, Annotation)]) {
+    let title_of = |at: usize, comment: &str| {
+        let line = text[at..].lines().next().unwrap_or("");
+        line.trim_start().starts_with('>') && line.contains("[!") && line.contains(comment)
+    };
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for (at, a) in annotations.iter() {
+        if let Some(c) = a.comment.as_deref().filter(|c| title_of(*at, c)) {
+            match counts.iter_mut().find(|(k, _)| k == c) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((c.to_string(), 1)),
+            }
+        }
+    }
+    for (at, a) in annotations.iter_mut() {
+        let repeated = a
+            .comment
+            .as_deref()
+            .is_some_and(|c| counts.iter().any(|(k, n)| k == c && *n >= 3) && title_of(*at, c));
+        if repeated {
+            a.comment = None;
+            a.comment_prefix = None;
+            a.theme = None;
+        }
+    }
 }
 
 /// The general rule's reading replaces the known styles' when it explains the note better. It is
