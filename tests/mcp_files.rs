@@ -41,6 +41,19 @@ async fn start(confirm: ConfirmPolicy) -> Session {
     Session { client: ().serve(client_io).await.unwrap(), vault }
 }
 
+/// Like [`start`], with `files` written into the vault before the server starts, so that its
+/// index holds them whatever the machine's load (written after, they reach it with the watcher).
+async fn start_with(confirm: ConfirmPolicy, files: &[(&str, &[u8])]) -> Session {
+    let vault = fixture_vault();
+    for (path, bytes) in files {
+        let path = vault.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let client_io = serve(vault.path(), confirm);
+    Session { client: ().serve(client_io).await.unwrap(), vault }
+}
+
 impl Session {
     async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         self.client.call(tool, args).await
@@ -389,12 +402,14 @@ async fn move_rewrites_every_link_and_keeps_the_rest_byte_identical() {
 
 #[tokio::test]
 async fn a_move_dry_run_lists_the_links_the_index_leaves_out_and_writes_nothing() {
-    let s = start(ConfirmPolicy::None).await;
     // In a YAML comment and in a heading: not links to Markdown, links to Obsidian.
     let commented = "---\n# up: [[Projects/Alpha]]\ntitle: x\n---\nbody\n";
-    std::fs::write(s.vault.path().join("Links/Commented.md"), commented).unwrap();
-    std::fs::write(s.vault.path().join("Links/Heading.md"), "## About [Alpha](../Projects/Alpha.md)\n")
-        .unwrap();
+    let heading = "## About [Alpha](../Projects/Alpha.md)\n";
+    let s = start_with(
+        ConfirmPolicy::None,
+        &[("Links/Commented.md", commented.as_bytes()), ("Links/Heading.md", heading.as_bytes())],
+    )
+    .await;
     let before = s.snapshot();
     let args = json!({"filePath": "Alpha", "newPath": "Archive/", "dryRun": true});
     let plan = s.ok("obsidian_move_file", args).await;
@@ -447,11 +462,14 @@ async fn moving_needs_approval_when_the_policy_asks() {
 
 #[tokio::test]
 async fn attachments_move_with_their_embeds_and_are_never_read_as_text() {
-    let s = start(ConfirmPolicy::None).await;
-    std::fs::create_dir_all(s.vault.path().join("img")).unwrap();
-    std::fs::write(s.vault.path().join("img/pic.png"), [0x89, b'P', b'N', b'G', 0xff, 0xfe]).unwrap();
-    std::fs::write(s.vault.path().join("Links/Gallery.md"), "![[pic.png|300]] and ![alt](../img/pic.png)\n")
-        .unwrap();
+    let s = start_with(
+        ConfirmPolicy::None,
+        &[
+            ("img/pic.png", &[0x89, b'P', b'N', b'G', 0xff, 0xfe]),
+            ("Links/Gallery.md", b"![[pic.png|300]] and ![alt](../img/pic.png)\n"),
+        ],
+    )
+    .await;
     let done = s.ok("obsidian_move_file", json!({"filePath": "pic.png", "newPath": "photo"})).await;
     assert_eq!(done["path"], "img/photo.png");
     assert_eq!(s.read("Links/Gallery.md"), "![[photo.png|300]] and ![alt](photo.png)\n");
