@@ -35,3 +35,4 @@ mod parse;
 mod styles;
 mod text;
 pub use parse::{is_annotation_note, parse};
+pub(crate) use text::citekey_prefix;

@@ -311,7 +311,7 @@ fn cited_most(text: &str) -> Option<String> {
         {
             continue;
         }
-        let key = citekey_at(&text[at + 1..]);
+        let key = crate::annotations::citekey_prefix(&text[at + 1..]).unwrap_or("");
         let tail = &bytes[at..bytes.len().min(at + 200)];
         let Some(close) = tail.iter().position(|&b| b == b']' || b == b'\n').map(|c| at + c) else {
             continue;
@@ -326,23 +326,6 @@ fn cited_most(text: &str) -> Option<String> {
     }
     let most = counts.iter().map(|(_, n)| *n).max()?;
     counts.into_iter().find(|(_, n)| *n == most).map(|(k, _)| k.to_string())
-}
-
-/// A citekey at the start of `s`: letters, digits and `_`, with `-:.#$%&+?<>~/` inside.
-fn citekey_at(s: &str) -> &str {
-    let mut end = 0;
-    let mut word_end = 0;
-    for (i, c) in s.char_indices() {
-        if c.is_alphanumeric() || c == '_' {
-            end = i + c.len_utf8();
-            word_end = end;
-        } else if "-:.#$%&+?<>~/".contains(c) && end > 0 {
-            end = i + c.len_utf8();
-        } else {
-            break;
-        }
-    }
-    &s[..word_end]
 }
 
 fn is_annotations_category(fm: &Frontmatter) -> bool {
