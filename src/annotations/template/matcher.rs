@@ -99,11 +99,6 @@ impl Matcher {
         Ok(Matcher { tiers, open_end })
     }
 
-    /// The regular expressions' text.
-    pub fn source(&self) -> String {
-        self.tiers.iter().map(|t| t.regex.as_str()).collect::<Vec<_>>().join("\n")
-    }
-
     /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
     /// first when its body ends with free text (a comment of several paragraphs), up to a line
     /// `stop` says ends the loop's output.

@@ -121,11 +121,6 @@ impl Template {
         })
     }
 
-    /// The compiled loops and their regular expression, for people debugging a template.
-    pub fn debug_dump(&self) -> String {
-        format!("{:#?}\nheaders: {:?}\n{}", self.loops, self.headers, self.matcher.source())
-    }
-
     /// How many loops over the annotations the template has.
     pub fn loop_count(&self) -> usize {
         self.loops.len()
