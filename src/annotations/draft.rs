@@ -109,6 +109,11 @@ impl Draft<'_> {
             comment = text.take();
         }
         text = text.filter(|t| !t.is_empty());
+        // Zotero's highlights always hold text: a comment alone, with no label saying otherwise,
+        // is a note.
+        if self.label.is_none() && kind == AnnotationType::Highlight && text.is_none() && comment.is_some() {
+            kind = AnnotationType::Note;
+        }
         let split = comment.as_deref().map(|c| split_comment(c, &options.prefixes)).unwrap_or_default();
         // The page as the note prints it; the link's page (Zotero's page label) when it differs;
         // with nothing printed, the link's page, else the page in an image's file name.

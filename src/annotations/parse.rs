@@ -262,30 +262,29 @@ fn with_templates(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     // Each template's reading, scored: a clean annotation counts one, one whose text or comment
-    // still holds export markup (a link, a tag) counts against it.
-    let Some((template, found, score)) = templates
-        .iter()
-        .map(|t| {
-            let found: Vec<(usize, usize, Annotation, Option<String>)> = t
-                .read(text, body)
-                .into_iter()
-                .map(|f| {
-                    let (a, warning) = f.draft.finish(options);
-                    (f.start, f.end, a, warning)
-                })
-                .collect();
-            let score = quality(found.iter().map(|f| &f.2));
-            (t, found, score)
-        })
-        .reduce(|best, next| if next.2 > best.2 { next } else { best })
+    // still holds export markup (a link, a tag) counts against it. A note the template did not
+    // write (the user's own note with pasted images) has none of its constant lines and no
+    // Zotero link: that template's loose branches must not read it.
+    let readings = templates.iter().map(|t| {
+        let found: Vec<(usize, usize, Annotation, Option<String>)> = t
+            .read(text, body)
+            .into_iter()
+            .map(|f| {
+                let (a, warning) = f.draft.finish(options);
+                (f.start, f.end, a, warning)
+            })
+            .collect();
+        let wrote_it = t.region_start(text, body) > body
+            || found.iter().any(|f| f.2.zotero_link.is_some() || f.2.page.is_some());
+        let score = if wrote_it { quality(found.iter().map(|f| &f.2)) } else { i64::MIN };
+        (t, found, score, wrote_it)
+    });
+    let Some((template, found, score, wrote_it)) =
+        readings.reduce(|best, next| if next.2 > best.2 { next } else { best })
     else {
         return;
     };
     let builtin = quality(scan.annotations.iter().map(|(_, a)| a));
-    // A note the template did not write (the user's own note with pasted images) has none of its
-    // constant lines and no Zotero link: the template's loose branches must not read it.
-    let wrote_it = template.region_start(text, body) > body
-        || found.iter().any(|f| f.2.zotero_link.is_some() || f.2.page.is_some());
     if found.is_empty() || score < builtin || !wrote_it {
         if !scan.annotations.is_empty() {
             diagnostics.push(Diagnostic::info(

@@ -107,15 +107,7 @@ impl Matcher {
         let mut hits: Vec<Hit> = Vec::new();
         let mut pos = from;
         while pos < to {
-            // The leftmost match of any tier; the stricter tier where they start together.
-            let Some((tier, caps)) = self
-                .tiers
-                .iter()
-                .filter_map(|t| t.regex.captures_at(hay, pos).map(|c| (t, c)))
-                .min_by_key(|(_, c)| c.get(0).map_or(usize::MAX, |m| m.start()))
-            else {
-                break;
-            };
+            let Some((tier, caps)) = self.leftmost(hay, pos) else { break };
             let whole = caps.get(0).map_or((pos, pos), |m| (m.start(), m.end()));
             if whole.1 == whole.0 {
                 // An empty iteration (every branch empty): skip a character and go on.
@@ -148,6 +140,63 @@ impl Matcher {
         }
         hits.retain(has_content);
         hits
+    }
+}
+
+impl Matcher {
+    /// The leftmost match of any tier at or after `pos` (the stricter tier where they start
+    /// together), cut short when a field of several lines swallowed the next iteration: a
+    /// comment in `**…**` must not run over the following annotations to the next `**`.
+    fn leftmost<'h>(&self, hay: &'h str, pos: usize) -> Option<(&Tier, regex::Captures<'h>)> {
+        let first = self.first_match(hay, pos)?;
+        let start = first.1.get(0)?.start();
+        let mut best = first;
+        let mut limit = hay.len();
+        // Each retry ends before the iteration the last one swallowed: a handful at most.
+        for _ in 0..8 {
+            let Some(inner) = self.swallowed(hay, &best, limit) else { break };
+            limit = inner;
+            match self.first_match(&hay[..limit], pos) {
+                Some(shorter) if shorter.1.get(0).is_some_and(|m| m.start() == start) => best = shorter,
+                _ => break,
+            }
+        }
+        Some(best)
+    }
+
+    fn first_match<'h>(&self, hay: &'h str, pos: usize) -> Option<(&Tier, regex::Captures<'h>)> {
+        self.tiers
+            .iter()
+            .filter_map(|t| t.regex.captures_at(hay, pos).map(|c| (t, c)))
+            .min_by_key(|(_, c)| c.get(0).map_or(usize::MAX, |m| m.start()))
+    }
+
+    /// The start of a line inside a field of several lines of `found` where another iteration
+    /// that carries a Zotero link or an image starts.
+    fn swallowed(&self, hay: &str, found: &(&Tier, regex::Captures<'_>), limit: usize) -> Option<usize> {
+        let (tier, caps) = found;
+        let whole = caps.get(0)?;
+        let hay = &hay[..limit];
+        for (i, group) in tier.groups.iter().enumerate() {
+            let (Some(Group::Slot(..)), Some(m)) = (group, caps.get(i)) else { continue };
+            let mut at = m.start();
+            while let Some(nl) = hay[at..m.end()].find('\n') {
+                at += nl + 1;
+                if at <= whole.start() || at >= m.end() {
+                    continue;
+                }
+                let starts_here = self.tiers.iter().any(|t| {
+                    t.regex.find_at(hay, at).is_some_and(|inner| {
+                        inner.start() == at
+                            && (inner.as_str().contains("zotero://") || inner.as_str().contains("!["))
+                    })
+                });
+                if starts_here {
+                    return Some(at);
+                }
+            }
+        }
+        None
     }
 }
 
