@@ -191,7 +191,12 @@ fn record(
         if above && !infos[a].callout {
             // The anchor line ends a paragraph of text (`text` then `Yellow Highlight [Page 3](…)`).
             let mut up = a;
-            while up > claimed_until && !infos[up - 1].blank && !infos[up - 1].anchored() && !skip[up - 1] {
+            while up > claimed_until
+                && !infos[up - 1].blank
+                && !infos[up - 1].anchored()
+                && !infos[up - 1].heading
+                && !skip[up - 1]
+            {
                 up -= 1;
             }
             first = up;

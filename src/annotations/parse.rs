@@ -297,9 +297,16 @@ fn with_templates(
         }
         return;
     }
-    let covered = |at: usize| found.iter().any(|f| (f.0..f.1).contains(&at));
+    // A built-in reading is the template's when it starts inside one of its iterations or has
+    // the same Zotero link (the built-in rules may start it a line earlier).
+    let covered = |at: usize, a: &Annotation| {
+        found.iter().any(|f| (f.0..f.1).contains(&at))
+            || a.zotero_link
+                .as_ref()
+                .is_some_and(|l| found.iter().any(|f| f.2.zotero_link.as_ref() == Some(l)))
+    };
     let region = template.region_start(text, body);
-    scan.annotations.retain(|(at, _)| *at >= region && !covered(*at));
+    scan.annotations.retain(|(at, a)| *at >= region && !covered(*at, a));
     let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
     for (start, _, annotation, warning) in found {
         if let Some(warning) = warning {

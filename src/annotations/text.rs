@@ -170,6 +170,32 @@ pub fn strip_quotes(text: &str) -> &str {
     t
 }
 
+/// `s` without what Obsidian or the template put after the annotation's own words: a trailing
+/// block id (` ^id`), and final lines that are only an Obsidian comment (`%% … %%`), only tags
+/// (`#📚`, `#to-read`) or only a block id. Zotero never writes these into a text or comment.
+pub fn strip_trailing_debris(s: &str) -> &str {
+    let mut t = s.trim_end();
+    loop {
+        let before = t.len();
+        let (head, last) = t.rsplit_once('\n').unwrap_or(("", t));
+        let l = last.trim();
+        let only_tags = l.split_whitespace().all(|w| {
+            w.len() > 1 && w.starts_with('#') && !w[1..].starts_with(['#', ' ']) && !w[1..].contains('#')
+        });
+        if l.starts_with("%%") || l.starts_with('^') && !l.contains(' ') || only_tags {
+            t = head.trim_end();
+        } else if let Some(i) = t.rfind(" ^")
+            && t.len() > i + 2
+            && t[i + 2..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            t = t[..i].trim_end();
+        }
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
 /// Removes one pair of surrounding `**` or `__` (bold) from `s`.
 pub fn strip_bold(s: &str) -> &str {
     let t = s.trim();
@@ -240,6 +266,17 @@ pub fn split_comment(comment: &str, table: &PrefixTable) -> SplitComment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trailing_debris_is_not_the_annotation() {
+        assert_eq!(strip_trailing_debris("Weight matters\n%%/zt-managed%%"), "Weight matters");
+        assert_eq!(strip_trailing_debris("A claim ^ab5369"), "A claim");
+        assert_eq!(strip_trailing_debris("^ab5369"), "");
+        assert_eq!(strip_trailing_debris("Last figure\n\n#📚 #to-read"), "Last figure");
+        // Words that merely start with a hash, or a caret inside the text, stay.
+        assert_eq!(strip_trailing_debris("C# is used, see x^2"), "C# is used, see x^2");
+        assert_eq!(strip_trailing_debris("#1 result"), "#1 result");
+    }
 
     #[test]
     fn citekeys() {

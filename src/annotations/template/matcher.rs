@@ -179,9 +179,11 @@ impl Matcher {
         let hay = &hay[..limit];
         for (i, group) in tier.groups.iter().enumerate() {
             let (Some(Group::Slot(..)), Some(m)) = (group, caps.get(i)) else { continue };
-            let mut at = m.start();
-            while let Some(nl) = hay[at..m.end()].find('\n') {
-                at += nl + 1;
+            // The lines of the field, from the start of the line it starts on (a field after
+            // `\t- ` on a line of its own may have taken the next iteration's line from its `- `).
+            let first = hay[..m.start()].rfind('\n').map_or(0, |nl| nl + 1);
+            let inner_lines = hay[m.start()..m.end()].match_indices('\n').map(|(i, _)| m.start() + i + 1);
+            for at in std::iter::once(first).chain(inner_lines) {
                 if at <= whole.start() || at >= m.end() {
                     continue;
                 }
