@@ -16,6 +16,7 @@ mod note_tools;
 mod params;
 mod periodic_tools;
 mod reply;
+mod save;
 mod search;
 mod search_tools;
 mod server;
