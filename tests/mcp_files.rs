@@ -563,3 +563,28 @@ async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     .await;
     out.into_iter().map(Option::unwrap).collect()
 }
+
+/// Obsidian's settings (plugins keep API keys there) and git's files are not read by default,
+/// not by path, not through a link; `--read-config` opens `.obsidian/`, never `.git/`.
+#[tokio::test]
+async fn settings_and_git_files_are_not_read() {
+    let files: &[(&str, &[u8])] = &[
+        (".obsidian/plugins/ai/data.json", b"{\"apiKey\": \"sk-secret\"}"),
+        (".git/config", b"[remote] url = https://token@host/x"),
+        ("Sub/.git/config", b"token"),
+    ];
+    let s = start_with(ConfirmPolicy::Destructive, files).await;
+    std::os::unix::fs::symlink(".obsidian/plugins/ai/data.json", s.vault.path().join("Settings.md")).unwrap();
+    let secrets = [".obsidian/plugins/ai/data.json", ".git/config", "Sub/.git/config", "Settings.md"];
+    for path in secrets {
+        let err = s.err("obsidian_read_file", json!({"filePath": path})).await;
+        assert!(err.contains(".obsidian") || err.contains(".git"), "{path}: {err}");
+        s.err("get_note_content", json!({"path": path})).await;
+    }
+    let config = crate::mcp_client::config(s.vault.path(), None);
+    let server = Scholia::new(Settings { read_config: true, ..Settings::new(config) }).unwrap();
+    let open = ().serve(crate::mcp_client::serve(server)).await.unwrap();
+    let read = open.ok("obsidian_read_file", json!({"filePath": ".obsidian/plugins/ai/data.json"})).await;
+    assert!(read["content"].as_str().unwrap().contains("apiKey"));
+    open.err("obsidian_read_file", json!({"filePath": ".git/config"})).await;
+}

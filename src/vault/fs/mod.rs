@@ -105,6 +105,16 @@ impl FsVault {
         }
     }
 
+    /// Where `path` really is in the vault: symbolic links inside the vault followed (the path
+    /// itself when nothing is there).
+    pub fn real_path(&self, path: &VaultPath) -> Result<VaultPath, VaultError> {
+        match self.locate(path, true, false) {
+            Ok(place) => Ok(place.real),
+            Err(VaultError::NotFound { .. }) => Ok(path.clone()),
+            Err(err) => Err(err),
+        }
+    }
+
     /// The canonical root folder.
     pub fn root(&self) -> &Path {
         &self.root
