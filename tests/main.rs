@@ -21,4 +21,5 @@ mod note;
 mod rewrite;
 mod synthesis;
 mod vault;
+mod vault_safety;
 mod zotero_paths;

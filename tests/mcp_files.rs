@@ -513,3 +513,78 @@ async fn every_note_tool_takes_a_name_or_a_wikilink() {
     let err = s.err("get_note_content", json!({"path": "Notes"})).await;
     assert!(err.contains("A/Notes.md") && err.contains("B/Notes.md"), "{err}");
 }
+
+/// Calls made at once (agents call tools in parallel): of 8 updates with one `ifMatch` hash one
+/// is written, the others refused; 30 appends all land.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_calls_lose_nothing() {
+    let s = start(ConfirmPolicy::Destructive).await;
+    let hash =
+        s.ok("obsidian_read_file", json!({"filePath": "Alpha"})).await["hash"].as_str().unwrap().to_string();
+    let update = |i: usize| {
+        s.call(
+            "obsidian_update_file",
+            json!({"targetType": "filePath", "targetIdentifier": "Alpha", "modificationType": "wholeFile",
+                   "wholeFileMode": "append", "content": format!("- update {i}"), "ifMatch": hash}),
+        )
+    };
+    let (a, b, c, d) = tokio::join!(update(0), update(1), update(2), update(3));
+    let (e, f, g, h) = tokio::join!(update(4), update(5), update(6), update(7));
+    let written = [a, b, c, d, e, f, g, h].iter().filter(|r| r.is_error != Some(true)).count();
+    assert_eq!(written, 1, "{}", s.read("Projects/Alpha.md"));
+    let append =
+        |i: usize| s.call("append_to_note", json!({"path": "Log.md", "content": format!("line {i}")}));
+    for round in 0..3 {
+        let results = join_all((0..10).map(|i| append(round * 10 + i)).collect()).await;
+        assert!(results.iter().all(|r| r.is_error != Some(true)));
+    }
+    let log = s.read("Log.md");
+    for i in 0..30 {
+        assert!(log.contains(&format!("line {i}\n")), "line {i} lost:\n{log}");
+    }
+}
+
+/// Awaits every future at once.
+async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, future) in out.iter_mut().zip(pinned.iter_mut()) {
+            if slot.is_none() {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *slot = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending { std::task::Poll::Pending } else { std::task::Poll::Ready(()) }
+    })
+    .await;
+    out.into_iter().map(Option::unwrap).collect()
+}
+
+/// Obsidian's settings (plugins keep API keys there) and git's files are not read by default,
+/// not by path, not through a link; `--read-config` opens `.obsidian/`, never `.git/`.
+#[tokio::test]
+async fn settings_and_git_files_are_not_read() {
+    let files: &[(&str, &[u8])] = &[
+        (".obsidian/plugins/ai/data.json", b"{\"apiKey\": \"sk-secret\"}"),
+        (".git/config", b"[remote] url = https://token@host/x"),
+        ("Sub/.git/config", b"token"),
+    ];
+    let s = start_with(ConfirmPolicy::Destructive, files).await;
+    std::os::unix::fs::symlink(".obsidian/plugins/ai/data.json", s.vault.path().join("Settings.md")).unwrap();
+    let secrets = [".obsidian/plugins/ai/data.json", ".git/config", "Sub/.git/config", "Settings.md"];
+    for path in secrets {
+        let err = s.err("obsidian_read_file", json!({"filePath": path})).await;
+        assert!(err.contains(".obsidian") || err.contains(".git"), "{path}: {err}");
+        s.err("get_note_content", json!({"path": path})).await;
+    }
+    let config = crate::mcp_client::config(s.vault.path(), None);
+    let server = Scholia::new(Settings { read_config: true, ..Settings::new(config) }).unwrap();
+    let open = ().serve(crate::mcp_client::serve(server)).await.unwrap();
+    let read = open.ok("obsidian_read_file", json!({"filePath": ".obsidian/plugins/ai/data.json"})).await;
+    assert!(read["content"].as_str().unwrap().contains("apiKey"));
+    open.err("obsidian_read_file", json!({"filePath": ".git/config"})).await;
+}

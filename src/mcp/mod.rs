@@ -16,6 +16,7 @@ mod note_tools;
 mod params;
 mod periodic_tools;
 mod reply;
+mod save;
 mod search;
 mod search_tools;
 mod server;
@@ -60,6 +61,10 @@ pub struct McpArgs {
     /// Which calls need the user's approval (asked through the client, else `confirm: true`).
     #[arg(long, value_enum, default_value_t = ConfirmPolicy::Destructive)]
     pub confirm: ConfirmPolicy,
+    /// Let the read tools return Obsidian's settings files (.obsidian/), which may hold plugins'
+    /// API keys; .git/ is never readable.
+    #[arg(long)]
+    pub read_config: bool,
     /// Expose only these toolsets, comma-separated (default: all). --read-only applies after them.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SETS")]
     pub toolsets: Vec<Toolset>,
@@ -77,6 +82,7 @@ pub fn run(args: McpArgs) -> Result<()> {
         confirm: args.confirm,
         toolsets: args.toolsets.clone(),
         transport,
+        read_config: args.read_config,
         ..Settings::new(config)
     };
     // Fail before serving when the vault cannot be opened (without starting an index for it).

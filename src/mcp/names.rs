@@ -71,6 +71,7 @@ impl Scholia {
         if exact.is_root() {
             return Err("the vault root is a folder, not a note; give a note's path or name".into());
         }
+        self.ensure_readable(&exact)?;
         // A folder of that name does not hide notes of that name (`Notes/` and `A/Notes.md`).
         let folder = self.vault.list_dir(&exact).is_ok();
         if self.vault.exists(&exact) && !folder {
@@ -126,7 +127,31 @@ impl Scholia {
     }
 
     /// `Found(path)` unless `path` is a folder.
+    /// Refuses a file the tools may not read: anything in a `.git/` folder, and Obsidian's
+    /// settings (`.obsidian/`, where plugins keep API keys) unless the server runs with
+    /// `--read-config`; checked on the path and on where its links lead.
+    pub(super) fn ensure_readable(&self, path: &VaultPath) -> Result<(), String> {
+        let real = self.vault.real_path(path).map_err(|e| e.to_string())?;
+        for p in [path, &real] {
+            if p.as_str().split('/').any(|part| part.eq_ignore_ascii_case(".git")) {
+                return Err(format!(
+                    "{path} is in a .git folder, protected: Scholia never reads or writes it"
+                ));
+            }
+            let settings =
+                p.as_str().split('/').next().is_some_and(|top| top.eq_ignore_ascii_case(".obsidian"));
+            if settings && !self.settings.read_config {
+                return Err(format!(
+                    "{path} is in Obsidian's settings folder (.obsidian), protected: plugins keep secrets such as API \
+                     keys there; Scholia never writes it and reads it only when started with --read-config"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn file(&self, path: VaultPath) -> Result<Lookup, String> {
+        self.ensure_readable(&path)?;
         if self.vault.list_dir(&path).is_ok() {
             return Err(format!(
                 "{path} is a folder, not a note; list it with obsidian_list_files to see its notes"

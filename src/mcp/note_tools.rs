@@ -17,7 +17,7 @@ use crate::index::graph::Backlink;
 use crate::library;
 use crate::note::frontmatter::{body_start, scalar_string};
 use crate::note::{Frontmatter, Note, meta_edit};
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{Change, Vault, VaultPath};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
@@ -272,15 +272,10 @@ impl Scholia {
             Err(round) => return Ok(*round),
         };
         attempt!(self.approve(&ctx, destructive, confirmed, &what).await);
-        if destructive {
-            let trashed = attempt!(self.vault.trash(&path));
-            if let Err(err) = self.vault.create_new(&path, &new) {
-                let _ = self.vault.rename(&trashed, &path);
-                return Ok(fail(err.to_string()).into());
-            }
+        let change = if destructive { Change::Replace(new) } else { Change::Write(new) };
+        let saved = attempt!(self.save(&path, Some(&text), change));
+        if let Some(trashed) = saved.previous {
             value["previous_version"] = json!(trashed.as_str());
-        } else {
-            attempt!(self.vault.write(&path, &new));
         }
         value["changed"] = json!(true);
         let value = self.link_checked(value, &path, args.content.as_deref().unwrap_or_default());

@@ -69,6 +69,8 @@ pub struct Settings {
     pub toolsets: Vec<Toolset>,
     /// How clients reach the server (reported by `obsidian_check_status`).
     pub transport: Transport,
+    /// Let the read tools return files in `.obsidian/` (never `.git/`).
+    pub read_config: bool,
 }
 
 impl Settings {
@@ -80,6 +82,7 @@ impl Settings {
             confirm: ConfirmPolicy::Destructive,
             toolsets: Vec::new(),
             transport: Transport::Stdio,
+            read_config: false,
         }
     }
 }
@@ -437,6 +440,7 @@ impl ServerHandler for Scholia {
             || McpError::invalid_params("Resource not found", Some(serde_json::json!({"uri": request.uri})));
         let raw = request.uri.strip_prefix("scholia://note/").ok_or_else(missing)?;
         let path = self.note_path(&crate::note::percent_decode(raw)).map_err(|_| missing())?;
+        self.ensure_readable(&path).map_err(|_| missing())?;
         let text = self.vault.read(&path).map_err(|_| missing())?;
         Ok(ReadResourceResult::new(vec![
             ResourceContents::text(text, request.uri.clone()).with_mime_type("text/markdown"),

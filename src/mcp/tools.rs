@@ -15,7 +15,7 @@ use crate::library;
 use crate::note::{Frontmatter, Note, PatchOptions, Target, fm_edit};
 use crate::periodic::{self, Period, PeriodicSettings};
 use crate::synthesis::{self, RenderOptions};
-use crate::vault::{Vault, VaultError, VaultPath, naming};
+use crate::vault::{Change, Vault, VaultError, VaultExt as _, VaultPath, naming};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
 
@@ -40,10 +40,14 @@ fn with_frontmatter(
     Ok(text)
 }
 
-/// Appends `content` as whole lines: on a new line after the existing text, ending with a line end.
-fn append_lines(vault: &dyn Vault, path: &VaultPath, content: &str) -> Result<(), VaultError> {
-    let existing = existing_text(vault, path)?;
-    vault.append(path, &line_suffix(&existing, content))
+/// Appends `content` as whole lines: on a new line after the existing text (or `seed`, when the
+/// note is created), ending with a line end; one locked step. Returns whether the note was created.
+fn append_lines(vault: &dyn Vault, path: &VaultPath, seed: &str, content: &str) -> Result<bool, VaultError> {
+    let updated = vault.update(path, |old| {
+        let base = old.unwrap_or(seed);
+        Ok::<_, VaultError>(Change::Write(format!("{base}{}", line_suffix(base, content))))
+    })?;
+    Ok(updated.created)
 }
 
 /// What [`append_lines`] adds after `existing`.
@@ -518,13 +522,12 @@ impl Scholia {
             return Ok(Self::dry_run_answer(&path, &before, &text, json!({"would_create": !exists})));
         }
         attempt!(self.approve(&ctx, exists, args.confirm, &format!("replace {path}")).await);
-        let previous = if exists { Some(attempt!(self.vault.trash(&path))) } else { None };
-        if let Err(err) = self.vault.create_new(&path, &text) {
-            if let Some(trashed) = &previous {
-                let _ = self.vault.rename(trashed, &path);
-            }
-            return Ok(fail(err.to_string()));
-        }
+        // The old version, whatever it is by now, goes to .trash/ before the new one replaces it.
+        let replace = |old: Option<&str>| match old {
+            Some(_) if !args.overwrite => Err(VaultError::AlreadyExists { path: path.to_string() }),
+            _ => Ok(Change::Replace(text.clone())),
+        };
+        let previous = attempt!(self.vault.update(&path, replace)).previous;
         let value = json!({
             "path": path.as_str(),
             "file_path": self.vault.absolute(&path),
@@ -585,8 +588,7 @@ impl Scholia {
             return Ok(Self::dry_run_answer(&path, &before, &after, fields));
         }
         attempt!(self.approve(&ctx, false, false, &format!("append to {path}")).await);
-        let created = !self.vault.exists(&path);
-        attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
+        let created = attempt!(append_lines(self.vault.as_ref(), &path, "", &args.content));
         let value = json!({"path": path.as_str(), "created": created});
         Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
     }
@@ -664,12 +666,11 @@ impl Scholia {
             return Ok(Self::dry_run_answer(&path, &before, &after, fields));
         }
         attempt!(self.approve(&ctx, false, false, &format!("append to the daily note {path}")).await);
-        let created = !self.vault.exists(&path);
-        if created {
-            let template = self.periodic_template(Period::Daily, &period, date);
-            attempt!(self.vault.create_new(&path, &template));
-        }
-        attempt!(append_lines(self.vault.as_ref(), &path, &args.content));
+        let seed = match self.vault.exists(&path) {
+            true => String::new(),
+            false => self.periodic_template(Period::Daily, &period, date),
+        };
+        let created = attempt!(append_lines(self.vault.as_ref(), &path, &seed, &args.content));
         let value = json!({"path": path.as_str(), "created": created, "date": date.to_string()});
         Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
     }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::{DirEntry, FileMeta, Vault, VaultError, VaultPath, trash_name};
+use super::{Change, DirEntry, FileMeta, Updated, Vault, VaultError, VaultPath, trash_name};
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -25,11 +25,14 @@ impl MemVault {
         Self::default()
     }
 
-    /// A vault holding `files` (path, text); invalid paths are refused.
+    /// A vault holding `files` (path, text), as a folder on disk may hold them (hidden files
+    /// and settings too); invalid paths are refused.
     pub fn with_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, VaultError> {
         let vault = Self::new();
         for (path, text) in files {
-            vault.write(&VaultPath::new(path)?, text)?;
+            let now = vault.tick();
+            let entry = Entry { text: text.to_string(), mtime: now, ctime: now };
+            vault.files().insert(VaultPath::new(path)?, entry);
         }
         Ok(vault)
     }
@@ -143,12 +146,43 @@ impl Vault for MemVault {
         Ok(())
     }
 
+    fn update_with(
+        &self,
+        path: &VaultPath,
+        change: &mut dyn FnMut(Option<&str>) -> Change,
+    ) -> Result<Updated, VaultError> {
+        path.ensure_writable()?;
+        let now = self.tick();
+        let mut files = self.files();
+        if Self::is_dir(&files, path) {
+            return Err(VaultError::WrongKind { path: path.to_string(), expected: "file", found: "folder" });
+        }
+        let old = files.get(path).cloned();
+        let mut updated = Updated { written: true, created: old.is_none(), previous: None };
+        let text = match (change(old.as_ref().map(|e| e.text.as_str())), old.clone()) {
+            (Change::Keep, _) => return Ok(Updated { written: false, ..updated }),
+            (Change::Write(text), _) | (Change::Replace(text), None) => text,
+            (Change::Replace(text), Some(entry)) => {
+                let stamp = format!("{now:06}");
+                let target = (1..).map(|n| trash_name(path, &stamp, n)).find(|p| !files.contains_key(p));
+                let target = target.unwrap_or_else(VaultPath::root);
+                files.insert(target.clone(), entry);
+                updated.previous = Some(target);
+                text
+            }
+        };
+        let ctime = old.map_or(now, |e| e.ctime);
+        files.insert(path.clone(), Entry { text, mtime: now, ctime });
+        Ok(updated)
+    }
+
     fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError> {
         path.ensure_writable()?;
         let stamp = format!("{:06}", self.tick());
         let mut files = self.files();
         let entry = files.remove(path).ok_or_else(|| VaultError::NotFound { path: path.to_string() })?;
-        let target = trash_name(path, &stamp, |p| files.contains_key(p));
+        let target = (1..).map(|n| trash_name(path, &stamp, n)).find(|p| !files.contains_key(p));
+        let target = target.unwrap_or_else(VaultPath::root);
         files.insert(target.clone(), entry);
         Ok(target)
     }

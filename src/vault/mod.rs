@@ -53,11 +53,23 @@ pub enum VaultError {
         /// Why it was refused.
         reason: String,
     },
-    /// The path lies in `.obsidian/`, `.git/` or `.trash/`, which Scholia never writes.
+    /// The path lies in `.obsidian/`, `.trash/` or a `.git/` folder, which Scholia never writes.
     #[error(
         "{path} is inside a protected folder (.obsidian, .git, .trash); write somewhere else in the vault"
     )]
     Protected {
+        /// The path.
+        path: String,
+    },
+    /// The path is hidden (a name in it starts with `.`).
+    #[error("{path} is hidden (a name in it starts with a dot); Scholia writes no hidden files or folders")]
+    Hidden {
+        /// The path.
+        path: String,
+    },
+    /// Text can be written only to Markdown notes.
+    #[error("{path} is not a Markdown note; Scholia writes only notes (.md files)")]
+    NotANote {
         /// The path.
         path: String,
     },
@@ -100,6 +112,23 @@ pub enum VaultError {
     NotAVault {
         /// The root as given.
         path: String,
+    },
+    /// The write could not be made safely (a symbolic link where a folder was, a `.trash` that is
+    /// a link, a folder changed while it was written), so it was not made.
+    #[error("{path} was not changed: {reason}")]
+    Unsafe {
+        /// The path.
+        path: String,
+        /// Why it could not be written safely.
+        reason: String,
+    },
+    /// The vault folder was moved, renamed or deleted since the server opened it.
+    #[error(
+        "the vault folder {root} is gone (moved, renamed or deleted since Scholia opened it); restart Scholia with the vault's new location"
+    )]
+    VaultGone {
+        /// The vault folder as it was opened.
+        root: String,
     },
     /// An operating-system error.
     #[error("{path}: {source}")]
@@ -146,32 +175,106 @@ pub trait Vault: Send + Sync {
     /// The absolute location of `path` as people see it (a filesystem path for [`FsVault`]).
     fn absolute(&self, path: &VaultPath) -> String;
 
-    /// Appends `content` to a file, creating it when missing.
-    fn append(&self, path: &VaultPath, content: &str) -> Result<(), VaultError> {
-        match self.read(path) {
-            Ok(mut text) => {
-                text.push_str(content);
-                self.write(path, &text)
+    /// One read-modify-write of a note, as one step: `change` gets the note's text (`None` when
+    /// there is none) and says what to write; no other write of the vault (from this process or
+    /// another opening the same vault) comes between the read and the write. See
+    /// [`VaultExt::update`], which lets `change` fail with the caller's error.
+    fn update_with(
+        &self,
+        path: &VaultPath,
+        change: &mut dyn FnMut(Option<&str>) -> Change,
+    ) -> Result<Updated, VaultError> {
+        let old = match self.read(path) {
+            Ok(text) => Some(text),
+            Err(VaultError::NotFound { .. }) => None,
+            Err(err) => return Err(err),
+        };
+        let mut updated = Updated { written: true, created: old.is_none(), previous: None };
+        match (change(old.as_deref()), old) {
+            (Change::Keep, _) => updated.written = false,
+            (Change::Write(text) | Change::Replace(text), None) => self.create_new(path, &text)?,
+            (Change::Write(text), Some(_)) => self.write(path, &text)?,
+            (Change::Replace(text), Some(_)) => {
+                let previous = self.trash(path)?;
+                self.create_new(path, &text)?;
+                updated.previous = Some(previous);
             }
-            Err(VaultError::NotFound { .. }) => self.create_new(path, content),
-            Err(err) => Err(err),
+        }
+        Ok(updated)
+    }
+
+    /// Appends `content` to a file, creating it when missing (one [`Vault::update_with`] step).
+    fn append(&self, path: &VaultPath, content: &str) -> Result<(), VaultError> {
+        let mut append = |old: Option<&str>| Change::Write(format!("{}{content}", old.unwrap_or("")));
+        self.update_with(path, &mut append).map(|_| ())
+    }
+}
+
+/// What an update writes over the text it read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing: the note stays as it is.
+    Keep,
+    /// This text, in place of the note's (or as a new note); an edit.
+    Write(String),
+    /// This text, the old version kept in `.trash/` first; an overwrite.
+    Replace(String),
+}
+
+/// What an update did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Updated {
+    /// Whether the note was written.
+    pub written: bool,
+    /// Whether the note was new.
+    pub created: bool,
+    /// Where the replaced version went in `.trash/` ([`Change::Replace`] of an existing note).
+    pub previous: Option<VaultPath>,
+}
+
+/// [`Vault::update_with`] with a change that may fail with the caller's own error (which is
+/// returned, nothing written). Implemented for every vault.
+pub trait VaultExt: Vault {
+    /// Reads the note, asks `change` what to write and writes it, as one step.
+    fn update<E: From<VaultError>>(
+        &self,
+        path: &VaultPath,
+        change: impl FnOnce(Option<&str>) -> Result<Change, E>,
+    ) -> Result<Updated, E> {
+        let mut change = Some(change);
+        let mut refused = None;
+        let updated = self.update_with(path, &mut |old| match change.take().map(|f| f(old)) {
+            Some(Ok(change)) => change,
+            Some(Err(err)) => {
+                refused = Some(err);
+                Change::Keep
+            }
+            None => Change::Keep,
+        });
+        match (refused, updated) {
+            (Some(err), _) => Err(err),
+            (None, updated) => Ok(updated?),
         }
     }
 }
 
-/// The name a trashed file gets in `.trash/`: its file name with a timestamp before the extension,
-/// e.g. `.trash/Note 2026-11-22 134405.md`; `-2`, `-3`… if that is taken too.
-pub(crate) fn trash_name(path: &VaultPath, stamp: &str, taken: impl Fn(&VaultPath) -> bool) -> VaultPath {
+impl<V: Vault + ?Sized> VaultExt for V {}
+
+/// The `n`th name (from 1) a trashed file may get in `.trash/`: its file name with a timestamp
+/// before the extension, e.g. `.trash/Note 2026-11-22 134405.md`, then `… 134405-2.md`, `-3`…
+/// The name is cut (at a character boundary) to fit the file systems' 255 bytes.
+pub(crate) fn trash_name(path: &VaultPath, stamp: &str, n: usize) -> VaultPath {
     let ext = path.extension();
     let dot = if ext.is_empty() { String::new() } else { format!(".{ext}") };
-    let mut n = 1;
-    loop {
-        let suffix = if n == 1 { String::new() } else { format!("-{n}") };
-        let name = format!(".trash/{} {stamp}{suffix}{dot}", path.stem());
-        let candidate = VaultPath::new(&name).unwrap_or_else(|_| VaultPath::root());
-        if !taken(&candidate) {
-            return candidate;
+    let suffix = if n == 1 { String::new() } else { format!("-{n}") };
+    let tail = format!(" {stamp}{suffix}{dot}");
+    let mut stem = path.stem();
+    while stem.len() + tail.len() > 255 {
+        let mut end = stem.len() - 1;
+        while !stem.is_char_boundary(end) {
+            end -= 1;
         }
-        n += 1;
+        stem = &stem[..end];
     }
+    VaultPath::new(&format!(".trash/{stem}{tail}")).unwrap_or_else(|_| VaultPath::root())
 }

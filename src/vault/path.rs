@@ -135,7 +135,9 @@ impl VaultPath {
         self.ensure_writable()
     }
 
-    /// Refuses protected folders: the check every writing operation makes first.
+    /// Refuses the root, protected folders (`.obsidian/`, `.trash/`, a `.git/` at any depth) and
+    /// hidden paths (a name starting with `.`): the check every writing operation makes first,
+    /// on the path as given and again on the real path (links followed).
     pub fn ensure_writable(&self) -> Result<(), VaultError> {
         if self.is_root() {
             return Err(VaultError::InvalidPath {
@@ -143,10 +145,40 @@ impl VaultPath {
                 reason: "the vault root is a folder, not a note".into(),
             });
         }
-        if self.is_protected() {
+        if self.is_protected() || self.0.split('/').any(|part| part.eq_ignore_ascii_case(".git")) {
             return Err(VaultError::Protected { path: self.0.clone() });
         }
+        if self.is_hidden() {
+            return Err(VaultError::Hidden { path: self.0.clone() });
+        }
         Ok(())
+    }
+
+    /// [`VaultPath::ensure_writable`], and a Markdown note: the check before writing text.
+    pub fn ensure_note(&self) -> Result<(), VaultError> {
+        self.ensure_writable()?;
+        if !self.is_markdown() {
+            return Err(VaultError::NotANote { path: self.0.clone() });
+        }
+        Ok(())
+    }
+
+    /// Refuses a move from this path to `to` that changes the file's kind: a note stays a note,
+    /// another file keeps its extension (a picture never becomes a script).
+    pub fn ensure_same_kind(&self, to: &VaultPath) -> Result<(), VaultError> {
+        if self.is_markdown() || to.is_markdown() {
+            return match (self.is_markdown(), to.is_markdown()) {
+                (true, true) => Ok(()),
+                _ => Err(VaultError::NotANote { path: to.0.clone() }),
+            };
+        }
+        if self.extension().eq_ignore_ascii_case(to.extension()) {
+            return Ok(());
+        }
+        Err(VaultError::InvalidPath {
+            path: to.0.clone(),
+            reason: format!("a move keeps the file's kind: give it the extension .{}", self.extension()),
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use crate::mcp::server::Scholia;
 use crate::note::frontmatter::body_start;
 use crate::note::{PatchOptions, Target, patch};
 use crate::periodic::Period;
-use crate::vault::{Vault, VaultError, VaultPath};
+use crate::vault::{Change, Vault, VaultPath};
 
 /// A change worked out but not written.
 #[derive(Debug)]
@@ -107,21 +107,12 @@ impl Scholia {
     }
 
     /// Writes an update: a new note, an overwrite (the old version goes to `.trash/` and is
-    /// returned), or an edit in place; each atomic.
-    pub(super) fn apply_update(&self, update: &Update) -> Result<Option<VaultPath>, VaultError> {
-        let (path, text) = (&update.path, update.new.as_str());
-        if update.old.is_none() {
-            return self.vault.create_new(path, text).map(|()| None);
-        }
-        if !update.destructive {
-            return self.vault.write(path, text).map(|()| None);
-        }
-        let previous = self.vault.trash(path)?;
-        if let Err(err) = self.vault.create_new(path, text) {
-            let _ = self.vault.rename(&previous, path);
-            return Err(err);
-        }
-        Ok(Some(previous))
+    /// returned), or an edit in place; each atomic, and only if the note is still the text the
+    /// update was worked out from (so an `ifMatch` check and the write are one step).
+    pub(super) fn apply_update(&self, update: &Update) -> Result<Option<VaultPath>, String> {
+        let new = update.new.clone();
+        let change = if update.destructive { Change::Replace(new) } else { Change::Write(new) };
+        self.save(&update.path, update.old.as_deref(), change).map(|saved| saved.previous)
     }
 
     /// The note `targetType` and `targetIdentifier` name.
