@@ -9,7 +9,8 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
-use super::diff;
+use super::approval::{Ask, Round};
+use super::diff::{self, content_hash};
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
 use super::server::Scholia;
 use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
@@ -267,20 +268,13 @@ impl Scholia {
         }
         let destructive = args.content.is_some() && args.mode == UpdateMode::Replace;
         let what = if destructive { format!("replace the body of {path}") } else { format!("edit {path}") };
-        let confirmed = match self.approval_round(&ctx, destructive, args.confirm, &what, state, responses) {
-            Ok(approved) => args.confirm || approved,
-            Err(round) => return Ok(*round),
-        };
-        attempt!(self.approve(&ctx, destructive, confirmed, &what).await);
-        if destructive {
-            let trashed = attempt!(self.vault.trash(&path));
-            if let Err(err) = self.vault.create_new(&path, &new) {
-                let _ = self.vault.rename(&trashed, &path);
-                return Ok(fail(err.to_string()).into());
-            }
+        let version = content_hash(&text);
+        let ask = Ask { what: &what, destructive, confirm: args.confirm, version: Some(&version) };
+        if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
+            return Ok(answer);
+        }
+        if let Some(trashed) = attempt!(self.write_over(&path, &text, &new, destructive)) {
             value["previous_version"] = json!(trashed.as_str());
-        } else {
-            attempt!(self.vault.write(&path, &new));
         }
         value["changed"] = json!(true);
         let value = self.link_checked(value, &path, args.content.as_deref().unwrap_or_default());
@@ -328,11 +322,10 @@ impl Scholia {
             Some(w) => format!("delete {path} (it goes to .trash/; {w})"),
             None => format!("delete {path} (it goes to .trash/; no note links to it)"),
         };
-        let confirmed = match self.approval_round(&ctx, true, args.confirm, &what, state, responses) {
-            Ok(approved) => args.confirm || approved,
-            Err(round) => return Ok(*round),
-        };
-        attempt!(self.approve(&ctx, true, confirmed, &what).await);
+        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
+            return Ok(answer);
+        }
         let trashed = attempt!(self.vault.trash(&path));
         value["trashed_to"] = json!(trashed.as_str());
         Ok(ok(&format!("moved {path} to {trashed}"), value).into())
