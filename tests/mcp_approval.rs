@@ -157,6 +157,10 @@ async fn a_replace_that_removes_much_needs_approval_and_keeps_the_previous_versi
         let path = vault.path().join("Plan.md");
         let before = std::fs::read_to_string(&path).unwrap();
         let client = client(vault.path(), ConfirmPolicy::Destructive, (), false).await;
+        let mut dry_run = args.clone();
+        dry_run["dryRun"] = json!(true);
+        let preview = client.ok(tool, dry_run).await;
+        assert!(preview["removes"].as_str().is_some_and(|r| r.starts_with("removes")), "{preview}");
         let err = client.err(tool, args.clone()).await;
         assert!(err.contains("confirm: true") && err.contains("removes"), "{tool} {args}: {err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "{tool} wrote without approval");

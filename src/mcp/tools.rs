@@ -568,12 +568,14 @@ impl Scholia {
         };
         let patched = crate::note::patch(&text, &target, args.operation.into(), &args.content, &options)
             .map_err(refuse)?;
-        let mut value =
-            json!({"path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced});
+        let removes = large_removal(&text, &patched.text);
+        let mut value = json!({
+            "path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced,
+            "removes": removes,
+        });
         if args.dry_run {
             return Ok(Self::dry_run_answer(&path, &text, &patched.text, value).into());
         }
-        let removes = large_removal(&text, &patched.text);
         let what = match &removes {
             Some(removes) => format!("replace {} in {path}, which {removes}", args.target),
             None => format!("edit {path}"),

@@ -59,6 +59,7 @@ impl Update {
         let mut value = json!({
             "path": path.as_str(), "dry_run": true, "changed": self.changes(), "created": self.old.is_none(),
             "diff": shown, "replaced": self.replaced, "created_target": self.created_target,
+            "removes": self.removes,
         });
         if truncated {
             value["truncated"] = json!(true);
