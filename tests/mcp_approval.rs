@@ -120,9 +120,14 @@ async fn the_agents_confirm_does_not_approve_when_the_user_can_be_asked() {
             let vault = vault(100);
             let asker = Asker::new(json!({"approve": false}), || {});
             let client = client(vault.path(), ConfirmPolicy::Destructive, asker.clone(), v2026).await;
-            let err = client.err(tool, args).await;
-            assert!(err.contains("did not approve") || err.contains("declined"), "{tool}: {err}");
-            assert_eq!(asker.asked(), 1, "{tool} (2026: {v2026}): the user must be asked");
+            // The user declines; the agent calls again, first without confirm, then with it.
+            let mut unconfirmed = args.clone();
+            unconfirmed["confirm"] = json!(false);
+            for (call, args) in [unconfirmed, args].into_iter().enumerate() {
+                let err = client.err(tool, args).await;
+                assert!(err.contains("did not approve"), "{tool}: {err}");
+                assert_eq!(asker.asked(), call + 1, "{tool} (2026: {v2026}): the user must be asked");
+            }
             let gone = std::fs::read_to_string(vault.path().join("Gone.md")).unwrap();
             assert_eq!(gone, "To delete.\n", "{tool} (2026: {v2026}) went through without the user");
         }
