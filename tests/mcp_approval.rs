@@ -54,6 +54,10 @@ fn edits() -> Vec<(&'static str, Value)> {
             "obsidian_update_file",
             json!({"targetType": "filePath", "targetIdentifier": "Plan.md", "modificationType": "wholeFile", "wholeFileMode": "overwrite", "overwriteIfExists": true, "content": "All new."}),
         ),
+        (
+            "obsidian_update_file",
+            json!({"targetType": "filePath", "targetIdentifier": "Plan.md", "modificationType": "wholeFile", "wholeFileMode": "append", "ifMatch": "", "content": "Added."}),
+        ),
         ("update_note", json!({"note": "Plan", "content": "Added.", "mode": "append"})),
         ("update_note", json!({"note": "Plan", "content": "All new.", "mode": "replace"})),
         (
@@ -83,6 +87,11 @@ async fn an_edit_made_on_disk_while_the_user_approves_is_kept() {
             };
             let asker = Asker::new(json!({"approve": true}), meanwhile);
             let client = client(vault.path(), ConfirmPolicy::Writes, asker.clone(), v2026).await;
+            let mut args = args;
+            if args.get("ifMatch").is_some() {
+                let read = client.ok("obsidian_read_file", json!({"filePath": "Plan.md"})).await;
+                args["ifMatch"] = read["hash"].clone();
+            }
             let err = client.err(tool, args).await;
             assert!(asker.asked() >= 1, "{tool}: the user was not asked");
             assert!(err.contains("changed") && err.contains("again"), "{tool} (2026: {v2026}): {err}");
