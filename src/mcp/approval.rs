@@ -25,7 +25,7 @@ use crate::note::Note;
 use crate::vault::{Vault, VaultError, VaultPath};
 
 /// A replace that removes more text than this (bytes) is destructive.
-pub(super) const LARGE_REMOVAL: usize = 1024;
+const LARGE_REMOVAL: usize = 1024;
 
 /// The user's answer to a confirmation.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -203,11 +203,7 @@ impl Scholia {
 
     /// Replaces the note at `path` by `new`, its previous version kept in `.trash/` (returned);
     /// the note is put back when the new version cannot be written.
-    pub(super) fn replace_keeping_previous(
-        &self,
-        path: &VaultPath,
-        new: &str,
-    ) -> Result<VaultPath, VaultError> {
+    fn replace_keeping_previous(&self, path: &VaultPath, new: &str) -> Result<VaultPath, VaultError> {
         let previous = self.vault.trash(path)?;
         if let Err(err) = self.vault.create_new(path, new) {
             let _ = self.vault.rename(&previous, path);
