@@ -8,6 +8,8 @@ mod graph;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "mcp")]
+mod mcp_approval;
+#[cfg(feature = "mcp")]
 mod mcp_client;
 #[cfg(feature = "mcp")]
 mod mcp_files;

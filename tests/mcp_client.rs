@@ -92,3 +92,44 @@ impl rmcp::ClientHandler for Approver {
             .with_content(self.0.clone()))
     }
 }
+
+/// A client that supports elicitation: while the user is asked it runs `meanwhile` (an edit made
+/// on disk during the question), then answers with `answer`; it counts the questions.
+#[derive(Clone)]
+pub struct Asker {
+    /// The form's content the user answers with.
+    pub answer: Value,
+    /// What happens while the question is open.
+    pub meanwhile: std::sync::Arc<dyn Fn() + Send + Sync>,
+    /// How many questions were asked.
+    pub asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Asker {
+    /// A user who answers `answer` after `meanwhile` ran.
+    pub fn new(answer: Value, meanwhile: impl Fn() + Send + Sync + 'static) -> Self {
+        Self { answer, meanwhile: std::sync::Arc::new(meanwhile), asked: Default::default() }
+    }
+
+    /// How many questions were asked so far.
+    pub fn asked(&self) -> usize {
+        self.asked.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl rmcp::ClientHandler for Asker {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        Approver(Value::Null).get_info()
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _ctx: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        (self.meanwhile)();
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+            .with_content(self.answer.clone()))
+    }
+}

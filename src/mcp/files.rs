@@ -15,11 +15,12 @@ use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
 use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
+use super::approval::{Ask, Round};
 use super::diff::content_hash;
 use super::reply::{MAX_ANSWER_BYTES, fail, fit, ok};
 use super::server::Scholia;
 use crate::note::{Frontmatter, Note};
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{Change, Vault, VaultPath};
 
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
 
@@ -66,7 +67,7 @@ impl Scholia {
         Ok(ok(&format!("{path} ({} bytes)", text.len()), value).into())
     }
 
-    /// Change a note, given by path, name or [[link]] (targetType filePath), as the note open in Obsidian (activeFile; needs ifMatch), or as the current periodic note (periodicNote, e.g. daily). wholeFile appends, prepends (after the frontmatter) or overwrites (overwriteIfExists; the old version goes to .trash/), creating the note when needed; patch appends, prepends or replaces under a heading (A::B paths), at a block (^id) or in a frontmatter key, touching nothing else. ifMatch refuses the change when the note changed since it was read; dryRun returns a unified diff instead of writing.
+    /// Change a note, given by path, name or [[link]] (targetType filePath), as the note open in Obsidian (activeFile; needs ifMatch), or as the current periodic note (periodicNote, e.g. daily). wholeFile appends, prepends (after the frontmatter) or overwrites (overwriteIfExists; the old version goes to .trash/), creating the note when needed; patch appends, prepends or replaces under a heading (A::B paths), at a block (^id) or in a frontmatter key, touching nothing else; a patch replace that removes a section, a block or more than 1 KB is approved and kept in .trash/ as an overwrite is. ifMatch refuses the change when the note changed since it was read; dryRun returns a unified diff instead of writing.
     #[tool(annotations(
         read_only_hint = false,
         destructive_hint = true,
@@ -87,10 +88,15 @@ impl Scholia {
         if !plan.changes() {
             return Ok(plan.answer(false, None).into());
         }
-        let path = &plan.path;
-        let what = if plan.destructive { format!("replace all of {path}") } else { format!("edit {path}") };
-        if let Err(answer) = self.consent(&ctx, plan.destructive, args.confirm, &what, state, responses).await
-        {
+        let what = plan.what();
+        let version = plan.old.as_deref().map(content_hash);
+        let ask = Ask {
+            what: &what,
+            destructive: plan.destructive,
+            confirm: args.confirm,
+            version: version.as_deref(),
+        };
+        if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
         let previous = attempt!(self.apply_update(&plan));
@@ -124,7 +130,8 @@ impl Scholia {
         }
         let broken = links.iter().filter(|l| l.now_opens.is_none()).count();
         let what = format!("delete {path} (to .trash/), breaking {broken} links");
-        if let Err(answer) = self.consent(&ctx, true, args.confirm, &what, state, responses).await {
+        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
         let trashed = attempt!(self.vault.trash(&path));
@@ -153,7 +160,8 @@ impl Scholia {
         if !args.dry_run {
             let (notes, links) = plan.counts();
             let what = format!("move {old} to {new} and rewrite {links} links in {notes} notes");
-            if let Err(answer) = self.consent(&ctx, true, args.confirm, &what, state, responses).await {
+            let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+            if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
                 return Ok(answer);
             }
             attempt!(self.apply_move(&old, &new, &plan));
@@ -163,24 +171,6 @@ impl Scholia {
 }
 
 impl Scholia {
-    /// Asks for approval as the confirmation policy wants: in an input round on the 2026 protocol,
-    /// else through elicitation or `confirm: true`. `Err` is the answer to send back now.
-    async fn consent(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        destructive: bool,
-        confirm: bool,
-        what: &str,
-        state: Option<String>,
-        responses: Option<rmcp::model::InputResponses>,
-    ) -> Result<(), CallToolResponse> {
-        let confirmed = match self.approval_round(ctx, destructive, confirm, what, state, responses) {
-            Ok(approved) => confirm || approved,
-            Err(answer) => return Err(*answer),
-        };
-        self.approve(ctx, destructive, confirmed, what).await.map_err(|e| fail(e).into())
-    }
-
     /// The file to move and where: it exists, the target does not, neither is protected.
     fn move_paths(&self, file: &str, raw_new: &str) -> Result<(VaultPath, VaultPath), String> {
         let old = self.resolve_note(file)?;
@@ -198,13 +188,15 @@ impl Scholia {
         Ok((old, new))
     }
 
-    /// Moves the file, then writes each changed note (each atomically).
+    /// Moves the file, then writes each changed note (each atomically, and only over the text its
+    /// change was planned from).
     fn apply_move(&self, old: &VaultPath, new: &VaultPath, plan: &links::MovePlan) -> Result<(), String> {
         self.vault.rename(old, new).map_err(|e| e.to_string())?;
         let failed: Vec<String> = plan
             .edits()
             .filter_map(|edit| {
-                self.vault.write(&edit.path, &edit.text).err().map(|e| format!("{}: {e}", edit.path))
+                let change = Change::Write(edit.text.clone());
+                self.save(&edit.path, Some(&edit.before), change).err().map(|e| format!("{}: {e}", edit.path))
             })
             .collect();
         if failed.is_empty() {

@@ -12,6 +12,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Map, Value, json};
 
+use super::approval::Ask;
 use super::index_params::*;
 use super::indexed::{Answer, attempt, page};
 use super::reply::{fail, fit, ok};
@@ -282,9 +283,9 @@ impl Scholia {
                 "the index is still being built ({done} of {total} notes); it will be ready shortly, follow it with get_vault_stats"
             )));
         }
+        let what = "rebuild the vault index (every note is read again)";
         attempt!(
-            self.approve(&ctx, true, args.confirm, "rebuild the vault index (every note is read again)")
-                .await
+            self.ask_now(&ctx, Ask { what, destructive: true, confirm: args.confirm, version: None }).await
         );
         let token = ctx.meta.get_progress_token();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();

@@ -2,6 +2,7 @@
 //! token. One handler ([`Scholia`]) with the tools, prompts, resources and completions; the only
 //! module that knows JSON-RPC.
 
+mod approval;
 mod cli;
 mod dates;
 mod diff;

@@ -9,7 +9,8 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
-use super::diff;
+use super::approval::{Ask, Round};
+use super::diff::{self, content_hash};
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
 use super::server::Scholia;
 use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
@@ -17,7 +18,7 @@ use crate::index::graph::Backlink;
 use crate::library;
 use crate::note::frontmatter::{body_start, scalar_string};
 use crate::note::{Frontmatter, Note, meta_edit};
-use crate::vault::{Change, Vault, VaultPath};
+use crate::vault::{Vault, VaultPath};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
@@ -267,14 +268,12 @@ impl Scholia {
         }
         let destructive = args.content.is_some() && args.mode == UpdateMode::Replace;
         let what = if destructive { format!("replace the body of {path}") } else { format!("edit {path}") };
-        let confirmed = match self.approval_round(&ctx, destructive, args.confirm, &what, state, responses) {
-            Ok(approved) => args.confirm || approved,
-            Err(round) => return Ok(*round),
-        };
-        attempt!(self.approve(&ctx, destructive, confirmed, &what).await);
-        let change = if destructive { Change::Replace(new) } else { Change::Write(new) };
-        let saved = attempt!(self.save(&path, Some(&text), change));
-        if let Some(trashed) = saved.previous {
+        let version = content_hash(&text);
+        let ask = Ask { what: &what, destructive, confirm: args.confirm, version: Some(&version) };
+        if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
+            return Ok(answer);
+        }
+        if let Some(trashed) = attempt!(self.write_over(&path, &text, &new, destructive)) {
             value["previous_version"] = json!(trashed.as_str());
         }
         value["changed"] = json!(true);
@@ -323,11 +322,10 @@ impl Scholia {
             Some(w) => format!("delete {path} (it goes to .trash/; {w})"),
             None => format!("delete {path} (it goes to .trash/; no note links to it)"),
         };
-        let confirmed = match self.approval_round(&ctx, true, args.confirm, &what, state, responses) {
-            Ok(approved) => args.confirm || approved,
-            Err(round) => return Ok(*round),
-        };
-        attempt!(self.approve(&ctx, true, confirmed, &what).await);
+        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
+            return Ok(answer);
+        }
         let trashed = attempt!(self.vault.trash(&path));
         value["trashed_to"] = json!(trashed.as_str());
         Ok(ok(&format!("moved {path} to {trashed}"), value).into())

@@ -137,6 +137,9 @@ pub struct PatchNote {
     pub create_if_missing: bool,
     /// Separator of heading paths (default `::`).
     pub delimiter: Option<String>,
+    /// Set to true once the user has approved a replace that removes a section, a block or more than 1 KB (when the server asks for confirmation).
+    #[serde(default)]
+    pub confirm: bool,
     /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
     #[serde(default, rename = "dryRun", alias = "dry_run")]
     pub dry_run: bool,

@@ -10,6 +10,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::json;
 
+use super::approval::{Ask, Round};
 use super::reply::{MAX_ANSWER_BYTES, fail, ok};
 use super::server::Scholia;
 use super::vault_params::{DeletePeriodicNote, GetPeriodicNote, NoteFormat};
@@ -177,12 +178,9 @@ impl Scholia {
             ));
         }
         let what = format!("delete the {} note {path} (it goes to .trash/)", period.name());
-        let confirmed = match self.approval_round(&ctx, true, args.confirm, &what, state, responses) {
-            Ok(approved) => args.confirm || approved,
-            Err(round) => return Ok(*round),
-        };
-        if let Err(e) = self.approve(&ctx, true, confirmed, &what).await {
-            return answer(fail(e));
+        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        if let Err(refusal) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
+            return Ok(refusal);
         }
         match self.vault.trash(&path) {
             Ok(trashed) => answer(ok(

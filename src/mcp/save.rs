@@ -10,6 +10,8 @@ use crate::vault::{Change, Updated, VaultError, VaultExt as _, VaultPath};
 enum Refused {
     Vault(VaultError),
     Changed,
+    /// The note was read, and is no longer there.
+    Gone,
 }
 
 impl From<VaultError> for Refused {
@@ -27,10 +29,14 @@ impl Scholia {
         before: Option<&str>,
         change: Change,
     ) -> Result<Updated, String> {
-        let saved =
-            self.vault.update(path, |now| if now == before { Ok(change) } else { Err(Refused::Changed) });
+        let saved = self.vault.update(path, |now| match (now, before) {
+            (None, Some(_)) => Err(Refused::Gone),
+            _ if now == before => Ok(change),
+            _ => Err(Refused::Changed),
+        });
         saved.map_err(|refused| match refused {
             Refused::Vault(err) => err.to_string(),
+            Refused::Gone => format!("{path} was deleted or moved since it was read; nothing was written"),
             Refused::Changed if before.is_none() => {
                 format!("{path} was created in the meantime (by another call or program); nothing was changed")
             }

@@ -1,6 +1,6 @@
 //! The MCP handler: one struct, its tools (in `tools.rs`), prompts, resources and completions.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::router::{prompt::PromptRouter, tool::ToolRouter};
@@ -10,8 +10,6 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, prompt, prompt_handler, prompt_router, tool_handler,
 };
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use super::params::{SummarizePrompt, SynthesizePrompt};
 use super::status::Transport;
@@ -114,17 +112,6 @@ pub(super) struct ZoteroSetup {
     pub options: ParseOptions,
 }
 
-/// The user's answer to a confirmation.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Approval {
-    /// Approve this change.
-    pub approve: bool,
-    /// Approve changes like this for the rest of the session.
-    #[serde(default)]
-    pub allow_for_session: bool,
-}
-rmcp::elicit_safe!(Approval);
-
 impl Scholia {
     /// A server over the vault in `settings` (which must be a folder); its index is built in the
     /// background and watched.
@@ -206,105 +193,7 @@ impl Scholia {
         Ok(folder)
     }
 
-    /// Asks for approval when the policy wants it: through elicitation when the client supports
-    /// it, else by requiring `confirm: true` in the call.
-    pub(super) async fn approve(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        destructive: bool,
-        confirmed: bool,
-        what: &str,
-    ) -> Result<(), String> {
-        if !self.needs_approval(destructive, confirmed) {
-            return Ok(());
-        }
-        match ctx.peer.elicit::<Approval>(format!("Scholia wants to {what}. Approve?")).await {
-            Ok(Some(answer)) if answer.approve => {
-                if answer.allow_for_session {
-                    self.approved.store(true, Ordering::Relaxed);
-                }
-                Ok(())
-            }
-            Ok(_) => Err(format!("the user did not approve: {what}; nothing was changed")),
-            Err(
-                rmcp::service::ElicitationError::UserDeclined
-                | rmcp::service::ElicitationError::UserCancelled,
-            ) => Err(format!("the user declined: {what}; nothing was changed")),
-            Err(_) => Err(format!(
-                "this call would {what}, which needs the user's approval; ask the user, then call again with confirm: true"
-            )),
-        }
-    }
-
     /// The resource URI of a note: `scholia://note/` and the percent-encoded vault path.
-    fn needs_approval(&self, destructive: bool, confirmed: bool) -> bool {
-        let needed = match self.settings.confirm {
-            ConfirmPolicy::None => false,
-            ConfirmPolicy::Destructive => destructive,
-            ConfirmPolicy::Writes => true,
-        };
-        needed && !confirmed && !self.approved.load(Ordering::Relaxed)
-    }
-
-    /// On protocol 2026-07-28 the server cannot ask the client mid-call: the call answers "input
-    /// required" with an approval form, and the client calls again with the user's answer. Returns
-    /// `Ok(true)` when the user approved in such a round, `Ok(false)` when no round applies (the
-    /// ordinary [`Scholia::approve`] then decides), or the answer to send back now.
-    pub(super) fn approval_round(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        destructive: bool,
-        confirmed: bool,
-        what: &str,
-        state: Option<String>,
-        responses: Option<InputResponses>,
-    ) -> Result<bool, Box<CallToolResponse>> {
-        let stateless = ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        let can_ask = ctx.client_capabilities().is_some_and(|c| c.elicitation.is_some());
-        if !(stateless && can_ask && self.needs_approval(destructive, confirmed)) {
-            return Ok(false);
-        }
-        let expected = format!("approve {what}");
-        let answer = responses
-            .filter(|_| state.as_deref() == Some(expected.as_str()))
-            .and_then(|mut r| r.remove("approval"));
-        if let Some(answer) = answer {
-            let result: Option<ElicitResult> = serde_json::from_value(answer).ok();
-            let approval = result
-                .filter(|r| r.action == ElicitationAction::Accept)
-                .and_then(|r| r.content)
-                .and_then(|c| serde_json::from_value::<Approval>(c).ok());
-            return match approval {
-                Some(a) if a.approve => {
-                    if a.allow_for_session {
-                        self.approved.store(true, Ordering::Relaxed);
-                    }
-                    Ok(true)
-                }
-                _ => Err(Box::new(
-                    super::reply::fail(format!("the user did not approve: {what}; nothing was changed"))
-                        .into(),
-                )),
-            };
-        }
-        let schema = match ElicitationSchema::from_type::<Approval>() {
-            Ok(schema) => schema,
-            Err(e) => {
-                return Err(Box::new(super::reply::fail(format!("cannot ask for approval: {e}")).into()));
-            }
-        };
-        let mut requests = InputRequests::new();
-        requests.insert(
-            "approval".into(),
-            InputRequest::Elicitation(ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message: format!("Scholia wants to {what}. Approve?"),
-                requested_schema: schema,
-            })),
-        );
-        Err(Box::new(InputRequiredResult::new(Some(requests), Some(expected)).into()))
-    }
-
     fn uri(path: &VaultPath) -> String {
         let mut uri = String::from("scholia://note/");
         for byte in path.as_str().bytes() {

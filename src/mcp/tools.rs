@@ -7,6 +7,8 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
+use super::approval::{Ask, Round, large_removal};
+use super::diff::content_hash;
 use super::params::*;
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
 use super::search;
@@ -64,6 +66,11 @@ fn existing_text(vault: &dyn Vault, path: &VaultPath) -> Result<String, VaultErr
         Err(VaultError::NotFound { .. }) => Ok(String::new()),
         Err(err) => Err(err),
     }
+}
+
+/// A refusal sent before anything is written.
+fn refuse(err: impl ToString) -> CallToolResponse {
+    fail(err.to_string()).into()
 }
 
 fn wikilink(path: &VaultPath) -> String {
@@ -182,7 +189,7 @@ impl Scholia {
         let date = attempt!(date_or_today(args.date.as_deref()));
         let path = attempt!(self.annotation_note(args.citekey.as_deref(), args.path.as_deref()));
         if !args.dry_run {
-            attempt!(self.approve(&ctx, false, false, &format!("write a summary of {path}")).await);
+            attempt!(self.ask_now(&ctx, Ask::edit(&format!("write a summary of {path}"))).await);
         }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
         let source =
@@ -239,8 +246,7 @@ impl Scholia {
         }
         if !args.dry_run {
             attempt!(
-                self.approve(&ctx, false, false, &format!("write a synthesis of {} notes", paths.len()))
-                    .await
+                self.ask_now(&ctx, Ask::edit(&format!("write a synthesis of {} notes", paths.len()))).await
             );
         }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
@@ -490,51 +496,159 @@ impl Scholia {
         RequestState(state): RequestState,
         InputResponses(responses): InputResponses,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        let mut args = args;
-        if let Ok(path) = self.note_path(&args.path)
-            && args.overwrite
-            && !args.dry_run
-            && self.vault.exists(&path)
-        {
-            match self.approval_round(&ctx, true, args.confirm, &format!("replace {path}"), state, responses)
-            {
-                Ok(approved) => args.confirm |= approved,
-                Err(answer) => return Ok(*answer),
-            }
+        match self.write_note(args, &ctx, Round { state, responses }).await {
+            Ok(answer) | Err(answer) => Ok(answer),
         }
-        self.write_note(args, ctx).await.map(Into::into)
     }
 }
 
 impl Scholia {
-    async fn write_note(&self, args: WriteNote, ctx: RequestContext<RoleServer>) -> Answer {
-        let path = attempt!(self.note_path(&args.path));
-        attempt!(path.ensure_writable());
-        let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
-        let exists = self.vault.exists(&path);
-        if exists && !args.overwrite {
-            return Ok(fail(format!(
+    /// `obsidian_write_note`; `Err` is an answer sent before anything is written.
+    async fn write_note(
+        &self,
+        args: WriteNote,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResponse, CallToolResponse> {
+        let path = self.note_path(&args.path).map_err(refuse)?;
+        path.ensure_writable().map_err(refuse)?;
+        let text = with_frontmatter(&args.content, args.frontmatter.as_ref()).map_err(refuse)?;
+        let old = match self.vault.read(&path) {
+            Ok(old) => Some(old),
+            Err(VaultError::NotFound { .. }) => None,
+            Err(e) => return Err(refuse(e)),
+        };
+        if old.is_some() && !args.overwrite {
+            return Err(refuse(format!(
                 "{path} already exists; pass overwrite: true to replace it (the old version goes to .trash/), or use append_to_note / patch_note"
             )));
         }
         if args.dry_run {
-            let before = attempt!(existing_text(self.vault.as_ref(), &path));
-            return Ok(Self::dry_run_answer(&path, &before, &text, json!({"would_create": !exists})));
+            let fields = json!({"would_create": old.is_none()});
+            return Ok(Self::dry_run_answer(&path, old.as_deref().unwrap_or(""), &text, fields).into());
         }
-        attempt!(self.approve(&ctx, exists, args.confirm, &format!("replace {path}")).await);
-        // The old version, whatever it is by now, goes to .trash/ before the new one replaces it.
-        let replace = |old: Option<&str>| match old {
-            Some(_) if !args.overwrite => Err(VaultError::AlreadyExists { path: path.to_string() }),
-            _ => Ok(Change::Replace(text.clone())),
+        let what = if old.is_some() { format!("replace {path}") } else { format!("create {path}") };
+        let version = old.as_deref().map(content_hash);
+        let ask = Ask {
+            what: &what,
+            destructive: old.is_some(),
+            confirm: args.confirm,
+            version: version.as_deref(),
         };
-        let previous = attempt!(self.vault.update(&path, replace)).previous;
+        self.ask(ctx, ask, Some(round)).await?;
+        let previous = match &old {
+            Some(old) => self.write_over(&path, old, &text, true).map_err(refuse)?,
+            None => self.vault.create_new(&path, &text).map(|()| None).map_err(refuse)?,
+        };
         let value = json!({
             "path": path.as_str(),
             "file_path": self.vault.absolute(&path),
             "wikilink": wikilink(&path),
             "previous_version": previous.as_ref().map(VaultPath::as_str),
         });
-        Ok(ok(&format!("wrote {path}"), self.link_checked(value, &path, &text)))
+        Ok(ok(&format!("wrote {path}"), self.link_checked(value, &path, &text)).into())
+    }
+
+    /// `patch_note`; `Err` is an answer sent before anything is written. A replace that
+    /// removes much is destructive: approved as such, the previous version kept in `.trash/`.
+    async fn patch_in_note(
+        &self,
+        args: &PatchNote,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResponse, CallToolResponse> {
+        let path = self.resolve_note(&args.path).map_err(refuse)?;
+        path.ensure_writable().map_err(refuse)?;
+        let text = self.vault.read(&path).map_err(not_found_hint).map_err(refuse)?;
+        let target = match args.target_type {
+            TargetType::Heading => Target::Heading(args.target.clone()),
+            TargetType::Block => Target::Block(args.target.clone()),
+            TargetType::Frontmatter => Target::Frontmatter(args.target.clone()),
+        };
+        let options = PatchOptions {
+            delimiter: args.delimiter.clone().unwrap_or_else(|| "::".into()),
+            trim_target: true,
+            create_if_missing: args.create_if_missing,
+        };
+        let patched = crate::note::patch(&text, &target, args.operation.into(), &args.content, &options)
+            .map_err(refuse)?;
+        let removes = large_removal(&text, &patched.text);
+        let mut value = json!({
+            "path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced,
+            "removes": removes,
+        });
+        if args.dry_run {
+            return Ok(Self::dry_run_answer(&path, &text, &patched.text, value).into());
+        }
+        let what = match &removes {
+            Some(removes) => format!("replace {} in {path}, which {removes}", args.target),
+            None => format!("edit {path}"),
+        };
+        let version = content_hash(&text);
+        let ask = Ask {
+            what: &what,
+            destructive: removes.is_some(),
+            confirm: args.confirm,
+            version: Some(&version),
+        };
+        self.ask(ctx, ask, Some(round)).await?;
+        let previous = self.write_over(&path, &text, &patched.text, removes.is_some()).map_err(refuse)?;
+        value["previous_version"] = json!(previous.as_ref().map(VaultPath::as_str));
+        let value = self.link_checked(value, &path, args.content.as_str().unwrap_or_default());
+        Ok(ok(&format!("patched {path}"), value).into())
+    }
+
+    /// `obsidian_manage_frontmatter`; `Err` is the answer of an approval round.
+    async fn manage_frontmatter(
+        &self,
+        args: ManageFrontmatter,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResult, CallToolResponse> {
+        let path = attempt!(self.resolve_note(&args.file_path));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let fm = Frontmatter::parse(&text);
+        if let Some(problem) = fm.diagnostics.first() {
+            return Ok(fail(format!(
+                "{path}: {}; fix it by hand first so no other key is damaged",
+                problem.message
+            )));
+        }
+        let key = args.key.trim();
+        let new = match args.operation {
+            FrontmatterOperation::Get => {
+                let value = fm.data.get(key).cloned().unwrap_or(Value::Null);
+                return Ok(ok(
+                    &format!("{key} of {path}"),
+                    json!({"path": path.as_str(), "key": key, "value": value}),
+                ));
+            }
+            FrontmatterOperation::Set => {
+                let Some(value) = args.value.as_ref() else {
+                    return Ok(fail("set needs a value"));
+                };
+                attempt!(fm_edit::set(&text, key, value))
+            }
+            FrontmatterOperation::Delete => {
+                let (new, existed) = fm_edit::delete(&text, key);
+                if !existed {
+                    return Ok(fail(format!("{path} has no frontmatter key {key:?}")));
+                }
+                new
+            }
+        };
+        attempt!(path.ensure_writable());
+        if args.dry_run {
+            return Ok(Self::dry_run_answer(&path, &text, &new, json!({"key": key})));
+        }
+        let (what, version) = (format!("edit the frontmatter of {path}"), content_hash(&text));
+        self.ask(ctx, Ask { version: Some(&version), ..Ask::edit(&what) }, Some(round)).await?;
+        attempt!(self.write_over(&path, &text, &new, false));
+        let frontmatter = Frontmatter::parse(&new).data;
+        Ok(ok(
+            &format!("updated {key} in {path}"),
+            json!({"path": path.as_str(), "key": key, "frontmatter": frontmatter}),
+        ))
     }
 }
 
@@ -561,7 +675,7 @@ impl Scholia {
         if args.dry_run {
             return Ok(Self::dry_run_answer(&path, "", &text, json!({"would_create": true})));
         }
-        attempt!(self.approve(&ctx, false, false, &format!("create {path}")).await);
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("create {path}"))).await);
         attempt!(self.vault.create_new(&path, &text));
         let value = json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)});
         Ok(ok(&format!("created {path}"), self.link_checked(value, &path, &text)))
@@ -587,16 +701,16 @@ impl Scholia {
             let fields = json!({"would_create": !self.vault.exists(&path)});
             return Ok(Self::dry_run_answer(&path, &before, &after, fields));
         }
-        attempt!(self.approve(&ctx, false, false, &format!("append to {path}")).await);
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to {path}"))).await);
         let created = attempt!(append_lines(self.vault.as_ref(), &path, "", &args.content));
         let value = json!({"path": path.as_str(), "created": created});
         Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
     }
 
-    /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text.
+    /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text. A replace that removes a section, a block or more than 1 KB needs the user's approval and keeps the previous version in .trash/.
     #[tool(annotations(
         read_only_hint = false,
-        destructive_hint = false,
+        destructive_hint = true,
         idempotent_hint = false,
         open_world_hint = false
     ))]
@@ -604,34 +718,12 @@ impl Scholia {
         &self,
         Parameters(args): Parameters<PatchNote>,
         ctx: RequestContext<RoleServer>,
-    ) -> Answer {
-        let path = attempt!(self.resolve_note(&args.path));
-        attempt!(path.ensure_writable());
-        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
-        let target = match args.target_type {
-            TargetType::Heading => Target::Heading(args.target.clone()),
-            TargetType::Block => Target::Block(args.target.clone()),
-            TargetType::Frontmatter => Target::Frontmatter(args.target.clone()),
-        };
-        let options = PatchOptions {
-            delimiter: args.delimiter.clone().unwrap_or_else(|| "::".into()),
-            trim_target: true,
-            create_if_missing: args.create_if_missing,
-        };
-        let patched =
-            attempt!(crate::note::patch(&text, &target, args.operation.into(), &args.content, &options));
-        if args.dry_run {
-            let fields = json!({"created_target": patched.created, "replaced": patched.replaced});
-            return Ok(Self::dry_run_answer(&path, &text, &patched.text, fields));
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        match self.patch_in_note(&args, &ctx, Round { state, responses }).await {
+            Ok(answer) | Err(answer) => Ok(answer),
         }
-        attempt!(self.approve(&ctx, false, false, &format!("edit {path}")).await);
-        attempt!(self.vault.write(&path, &patched.text));
-        let value =
-            json!({"path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced});
-        Ok(ok(
-            &format!("patched {path}"),
-            self.link_checked(value, &path, args.content.as_str().unwrap_or_default()),
-        ))
     }
 
     /// Append Markdown to the daily note of today (or of year/month/day), creating it (from the daily-note template) when missing. Follows the Periodic Notes plugin's settings, else the core Daily notes settings.
@@ -665,7 +757,7 @@ impl Scholia {
             let fields = json!({"would_create": !exists, "date": date.to_string()});
             return Ok(Self::dry_run_answer(&path, &before, &after, fields));
         }
-        attempt!(self.approve(&ctx, false, false, &format!("append to the daily note {path}")).await);
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to the daily note {path}"))).await);
         let seed = match self.vault.exists(&path) {
             true => String::new(),
             false => self.periodic_template(Period::Daily, &period, date),
@@ -741,50 +833,11 @@ impl Scholia {
         &self,
         Parameters(args): Parameters<ManageFrontmatter>,
         ctx: RequestContext<RoleServer>,
-    ) -> Answer {
-        let path = attempt!(self.resolve_note(&args.file_path));
-        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
-        let fm = Frontmatter::parse(&text);
-        if let Some(problem) = fm.diagnostics.first() {
-            return Ok(fail(format!(
-                "{path}: {}; fix it by hand first so no other key is damaged",
-                problem.message
-            )));
-        }
-        let key = args.key.trim();
-        let new = match args.operation {
-            FrontmatterOperation::Get => {
-                let value = fm.data.get(key).cloned().unwrap_or(Value::Null);
-                return Ok(ok(
-                    &format!("{key} of {path}"),
-                    json!({"path": path.as_str(), "key": key, "value": value}),
-                ));
-            }
-            FrontmatterOperation::Set => {
-                let Some(value) = args.value.as_ref() else {
-                    return Ok(fail("set needs a value"));
-                };
-                attempt!(fm_edit::set(&text, key, value))
-            }
-            FrontmatterOperation::Delete => {
-                let (new, existed) = fm_edit::delete(&text, key);
-                if !existed {
-                    return Ok(fail(format!("{path} has no frontmatter key {key:?}")));
-                }
-                new
-            }
-        };
-        attempt!(path.ensure_writable());
-        if args.dry_run {
-            return Ok(Self::dry_run_answer(&path, &text, &new, json!({"key": key})));
-        }
-        attempt!(self.approve(&ctx, false, false, &format!("edit the frontmatter of {path}")).await);
-        attempt!(self.vault.write(&path, &new));
-        let frontmatter = Frontmatter::parse(&new).data;
-        Ok(ok(
-            &format!("updated {key} in {path}"),
-            json!({"path": path.as_str(), "key": key, "frontmatter": frontmatter}),
-        ))
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let answer = self.manage_frontmatter(args, &ctx, Round { state, responses }).await;
+        Ok(answer.map_or_else(|round| round, CallToolResponse::from))
     }
 
     /// Tags of the vault (or a folder) with how many notes use each and which: frontmatter and inline tags; a nested tag also counts for its parents (`a/b` counts for `a`).

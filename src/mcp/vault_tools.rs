@@ -4,13 +4,15 @@
 
 use std::time::{Duration, SystemTime};
 
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
-use super::diff;
+use super::approval::{Ask, Round};
+use super::diff::{self, content_hash};
 use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, ok};
 use super::server::Scholia;
 use super::status::{self, Transport};
@@ -20,6 +22,7 @@ use crate::note::{Frontmatter, Note, meta_edit};
 use crate::vault::{Vault, VaultError, VaultPath};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
+type Response = Result<CallToolResponse, rmcp::ErrorData>;
 
 macro_rules! attempt {
     ($e:expr) => {
@@ -61,34 +64,31 @@ impl Scholia {
         ok(&format!("{summary} (dry run: nothing written)"), fields)
     }
 
-    /// Writes `after` over the note at `path` after approval (a non-destructive edit).
+    /// Writes `after` over the note at `path`, which held `before`, after approval (a
+    /// non-destructive edit; refused when the note changed meanwhile). `Err` is the answer.
     async fn write_edit(
         &self,
         ctx: &RequestContext<RoleServer>,
         path: &VaultPath,
-        after: &str,
+        (before, after): (&str, &str),
         what: &str,
-    ) -> Result<(), String> {
-        path.ensure_writable().map_err(|e| e.to_string())?;
-        self.approve(ctx, false, false, what).await?;
-        self.vault.write(path, after).map_err(|e| e.to_string())
+        round: Round,
+    ) -> Result<(), CallToolResponse> {
+        let refuse = |e: String| CallToolResponse::from(fail(e));
+        path.ensure_writable().map_err(|e| refuse(e.to_string()))?;
+        let version = content_hash(before);
+        let ask = Ask { version: Some(&version), ..Ask::edit(what) };
+        self.ask(ctx, ask, Some(round)).await?;
+        self.write_over(path, before, after, false).map(drop).map_err(refuse)
     }
-}
 
-#[tool_router(router = vault_tools, vis = "pub(super)")]
-impl Scholia {
-    /// Update several frontmatter properties of a note at once (seed 004). List properties such as tags are merged (only new items are added, in the list's own style) unless replace: true; null removes a property. Surgical: other keys, their order, comments and quoting stay byte-identical; a note without frontmatter gets a block. dryRun returns the diff and writes nothing.
-    #[tool(annotations(
-        read_only_hint = false,
-        destructive_hint = false,
-        idempotent_hint = true,
-        open_world_hint = false
-    ))]
-    async fn obsidian_update_properties(
+    /// `obsidian_update_properties`; `Err` is the answer of an approval round.
+    async fn update_properties_in(
         &self,
-        Parameters(args): Parameters<UpdateProperties>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Answer {
+        args: UpdateProperties,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResult, CallToolResponse> {
         if args.properties.is_empty() {
             return Ok(fail(
                 "properties is empty; give the key-value pairs to set, e.g. {\"status\": \"done\"}",
@@ -102,7 +102,8 @@ impl Scholia {
             return Ok(Self::dry_run_answer(&path, &text, &new, fields));
         }
         if new != text {
-            attempt!(self.write_edit(&ctx, &path, &new, &format!("update the properties of {path}")).await);
+            let what = format!("update the properties of {path}");
+            self.write_edit(ctx, &path, (&text, &new), &what, round).await?;
         }
         let changed = changes.iter().filter(|c| c.action != meta_edit::PropertyAction::Unchanged).count();
         Ok(ok(
@@ -115,18 +116,13 @@ impl Scholia {
         ))
     }
 
-    /// List, add or remove a note's tags (seed 004's manage_tags; also seed 002's add_tag / remove_tag). add puts tags in the frontmatter tags in the note's own style (block list, [flow, list] or a string), unless the note has them already (frontmatter or inline). remove takes them out of the frontmatter and removes every inline #tag in the text, never inside code, links or URLs (removing a keeps a/b). list says where each tag is written. dryRun returns the diff and writes nothing.
-    #[tool(annotations(
-        read_only_hint = false,
-        destructive_hint = false,
-        idempotent_hint = true,
-        open_world_hint = false
-    ))]
-    async fn obsidian_manage_tags(
+    /// `obsidian_manage_tags`; `Err` is the answer of an approval round.
+    async fn manage_tags_in(
         &self,
-        Parameters(args): Parameters<ManageTags>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Answer {
+        args: ManageTags,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResult, CallToolResponse> {
         let path = attempt!(self.resolve_note(&args.file_path));
         let text = attempt!(self.vault.read(&path).map_err(not_found));
         if args.operation == TagOperation::List {
@@ -155,13 +151,56 @@ impl Scholia {
             return Ok(Self::dry_run_answer(&path, &text, &edit.text, fields));
         }
         if edit.text != text {
-            attempt!(self.write_edit(&ctx, &path, &edit.text, &format!("change the tags of {path}")).await);
+            let what = format!("change the tags of {path}");
+            self.write_edit(ctx, &path, (&text, &edit.text), &what, round).await?;
         }
         let message = format!("{verb} {} of {} tags in {path}", edit.changed.len(), args.tags.len());
         let mut value = fields;
         value["path"] = json!(path.as_str());
         value["message"] = json!(message);
         Ok(ok(&message, value))
+    }
+}
+
+/// The answer of a tool whose inner function may stop at an approval round (`Err`).
+fn answer(result: Result<CallToolResult, CallToolResponse>) -> Response {
+    Ok(result.map_or_else(|round| round, CallToolResponse::from))
+}
+
+#[tool_router(router = vault_tools, vis = "pub(super)")]
+impl Scholia {
+    /// Update several frontmatter properties of a note at once (seed 004). List properties such as tags are merged (only new items are added, in the list's own style) unless replace: true; null removes a property. Surgical: other keys, their order, comments and quoting stay byte-identical; a note without frontmatter gets a block. dryRun returns the diff and writes nothing.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_update_properties(
+        &self,
+        Parameters(args): Parameters<UpdateProperties>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        answer(self.update_properties_in(args, &ctx, Round { state, responses }).await)
+    }
+
+    /// List, add or remove a note's tags (seed 004's manage_tags; also seed 002's add_tag / remove_tag). add puts tags in the frontmatter tags in the note's own style (block list, [flow, list] or a string), unless the note has them already (frontmatter or inline). remove takes them out of the frontmatter and removes every inline #tag in the text, never inside code, links or URLs (removing a keeps a/b). list says where each tag is written. dryRun returns the diff and writes nothing.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_manage_tags(
+        &self,
+        Parameters(args): Parameters<ManageTags>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Response {
+        answer(self.manage_tags_in(args, &ctx, Round { state, responses }).await)
     }
 
     /// The server's status: service name and version, the vault (path, note count), the search and link indexes (or that they are not built yet), read-only mode, the confirmation policy, the toolsets and tools exposed, how clients connect (stdio, or HTTP with or without a bearer token), whether Obsidian appears to be running, with what that guess rests on, and the Zotero Integration setup the annotation tools read notes with (settings file found, note paths, each template with whether it compiled, its loops and problems; never the settings' or templates' text). Scholia works on the files whether Obsidian runs or not.

@@ -310,8 +310,11 @@ fn patch_block(text: &str, id: &str, op: Operation, content: &str) -> Result<Pat
             (format!("{}{nl}{content}{}", &text[..end], &text[end..]), None)
         }
         Operation::Replace if inline_marker => {
-            let old = text[block.block.start..block.marker.start].to_string();
-            (format!("{}{content}{}", &text[..block.block.start], &text[block.marker.start..]), Some(old))
+            let (start, prefix) = text_start(text, block.block.start, block.marker.start, &content);
+            let content =
+                if prefix.is_empty() { content } else { content.replace(nl, &format!("{nl}{prefix}")) };
+            let old = text[start..block.marker.start].to_string();
+            (format!("{}{content}{}", &text[..start], &text[block.marker.start..]), Some(old))
         }
         Operation::Replace => {
             let old = text[block.block.clone()].to_string();
@@ -319,6 +322,47 @@ fn patch_block(text: &str, id: &str, op: Operation, content: &str) -> Result<Pat
         }
     };
     Ok(Patched { text: new, replaced, created: false })
+}
+
+/// Where the text of the block `start..end` begins, and the prefix its further lines carry: after
+/// a list item's marker and task box, after a quote's `>` (a callout's header line is kept), so
+/// that a replace keeps them. A marker or task box the new `content` brings replaces the old one.
+fn text_start<'a>(text: &'a str, start: usize, end: usize, content: &str) -> (usize, &'a str) {
+    let block = &text[start..end];
+    let first = block.split('\n').next().unwrap_or_default();
+    if let Some(marker) = super::parse::list_marker(first) {
+        let indent = first.len() - first.trim_start().len();
+        if super::parse::list_marker(content).is_some() {
+            return (start + indent, "");
+        }
+        let boxed = task_box(&first[marker..]) && !task_box(content);
+        return (start + marker + if boxed { 4 } else { 0 }, "");
+    }
+    let prefix = quote_prefix(first);
+    if prefix.is_empty() || content.trim_start().starts_with('>') {
+        return (start, "");
+    }
+    let header = first[prefix.len()..].starts_with("[!");
+    match block.find('\n').filter(|_| header) {
+        Some(nl) => {
+            let second = &block[nl + 1..];
+            (start + nl + 1 + quote_prefix(second).len(), quote_prefix(second))
+        }
+        None => (start + prefix.len(), prefix),
+    }
+}
+
+/// Whether `text` starts with a task box: `[ ] `, `[x] ` or another status character.
+fn task_box(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() >= 4 && b[0] == b'[' && b[1].is_ascii() && b[2] == b']' && b[3] == b' '
+}
+
+/// The quote markers at the start of `line` (`> `, `>> `, with the indentation before them).
+fn quote_prefix(line: &str) -> &str {
+    let rest = line.trim_start_matches(['>', ' ', '\t']);
+    let prefix = &line[..line.len() - rest.len()];
+    if prefix.contains('>') { prefix } else { "" }
 }
 
 fn patch_frontmatter(

@@ -27,12 +27,14 @@ pub fn parse(text: &str) -> Note {
     let mut line_no = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..body_start]).count();
     let mut pos = body_start;
     let mut paragraph_start: Option<usize> = None;
+    let mut run_start: Option<usize> = None;
     let mut prev_block: Option<Span> = None;
     let mut comment_start = 0;
     while pos < text.len() {
         let end = memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i);
         let content_end = if end > pos && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end };
         let line = &text[pos..content_end];
+        let (was_prose, headings) = (state == Block::Prose, note.headings.len());
         state = match state {
             Block::Fence(ch, n) => {
                 if close_fence(line, ch, n) {
@@ -64,16 +66,25 @@ pub fn parse(text: &str) -> Note {
                 next
             }
         };
-        // Paragraph tracking for block ids: a block is a run of non-blank prose lines.
-        if line.trim().is_empty() {
-            if let Some(start) = paragraph_start.take() {
+        // Block tracking for block ids: a run of non-blank lines (what a lone `^id` line names),
+        // and within it the paragraph, the prose lines since the last heading, fence or math line.
+        let heading = note.headings.len() > headings;
+        if line.trim().is_empty() || heading {
+            if let Some(start) = run_start.take() {
                 prev_block = Some(start..pos.saturating_sub(1));
             }
-        } else if paragraph_start.is_none() {
-            paragraph_start = Some(pos);
+            paragraph_start = None;
+        } else {
+            run_start.get_or_insert(pos);
+            if was_prose && state == Block::Prose {
+                paragraph_start.get_or_insert(pos);
+            } else {
+                paragraph_start = None;
+            }
         }
-        if state == Block::Prose {
-            block_id(&mut note, line, pos, line_no, paragraph_start, prev_block.clone());
+        if state == Block::Prose && !heading {
+            let runs = Runs { paragraph: paragraph_start, run: run_start, prev: prev_block.clone() };
+            block_id(&mut note, line, pos, line_no, runs);
         }
         pos = end + 1;
         line_no += 1;
@@ -232,14 +243,17 @@ fn task(note: &mut Note, line: &str, pos: usize, line_no: usize) {
     });
 }
 
-fn block_id(
-    note: &mut Note,
-    line: &str,
-    pos: usize,
-    line_no: usize,
+/// Where the lines before a block id start.
+struct Runs {
+    /// The paragraph the line ends: prose lines since the last blank line, heading, fence or math.
     paragraph: Option<usize>,
+    /// The run of non-blank lines since the last blank line or heading (a table, a fence).
+    run: Option<usize>,
+    /// The run before the last blank line.
     prev: Option<Span>,
-) {
+}
+
+fn block_id(note: &mut Note, line: &str, pos: usize, line_no: usize, runs: Runs) {
     let trimmed = line.trim_end();
     let Some(caret) = trimmed.rfind('^') else { return };
     let id = &trimmed[caret + 1..];
@@ -253,21 +267,34 @@ fn block_id(
     }
     let marker_start = pos + before.trim_end().len();
     let marker = (if alone { pos } else { marker_start })..pos + trimmed.len();
-    let t = line.trim_start();
-    let is_item = t.starts_with(['-', '*', '+']) || t.bytes().next().is_some_and(|b| b.is_ascii_digit());
     let block = if alone {
         // A lone `^id` line names the block before it (a table, typically).
-        match paragraph.filter(|&start| start < pos) {
+        match runs.run.filter(|&start| start < pos) {
             Some(start) => start..pos.saturating_sub(1),
-            None => prev.unwrap_or(pos..pos),
+            None => runs.prev.unwrap_or(pos..pos),
         }
-    } else if is_item {
+    } else if list_marker(line).is_some() {
         pos..pos + trimmed.len()
     } else {
-        paragraph.unwrap_or(pos)..pos + trimmed.len()
+        runs.paragraph.unwrap_or(pos)..pos + trimmed.len()
     };
     let block = block.start..block.end.max(block.start);
     note.blocks.push(BlockId { id: id.to_string(), block, marker, line: line_no });
+}
+
+/// The length of a list item's marker at the start of `line`: indentation, `-`, `*`, `+` or a
+/// number with `.` or `)`, and the spaces after it; `None` when the line is not a list item.
+pub(crate) fn list_marker(line: &str) -> Option<usize> {
+    let t = line.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let bullet = match t.as_bytes().get(digits) {
+        Some(b'-' | b'*' | b'+') if digits == 0 => 1,
+        Some(b'.' | b')') if (1..10).contains(&digits) => digits + 1,
+        _ => return None,
+    };
+    let rest = &t[bullet..];
+    let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    (spaces > 0 || rest.is_empty()).then(|| line.len() - t.len() + bullet + spaces)
 }
 
 /// `Key:: value` on its own line (`whole`), and `[key:: value]` / `(key:: value)` anywhere.

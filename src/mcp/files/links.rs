@@ -14,6 +14,9 @@ use crate::vault::{Vault, VaultError, VaultPath};
 pub(super) struct NoteEdit {
     /// The note (for the moved note: its new path).
     pub path: VaultPath,
+    /// Its text when the plan was made: the new text is written only over it.
+    #[serde(skip)]
+    pub before: String,
     /// Its new text.
     #[serde(skip)]
     pub text: String,
@@ -70,7 +73,9 @@ pub(super) fn plan_move(
         let done =
             rewrite_links(&text, note.path.as_str(), old.as_str(), new.as_str(), before, &*after, style);
         if !done.changes.is_empty() {
-            notes.push(NoteEdit { path: note.path.clone(), text: done.text, changes: done.changes });
+            let edit =
+                NoteEdit { path: note.path.clone(), before: text, text: done.text, changes: done.changes };
+            notes.push(edit);
         }
     }
     let moved = if old.is_markdown() {
@@ -78,6 +83,7 @@ pub(super) fn plan_move(
         let done = rebase_links(&text, old.as_str(), new.as_str(), before, &*after, style);
         (!done.changes.is_empty()).then(|| NoteEdit {
             path: new.clone(),
+            before: text,
             text: done.text,
             changes: done.changes,
         })

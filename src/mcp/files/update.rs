@@ -5,6 +5,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::params::{ModificationType, UpdateFile, UpdateTarget, WholeFileMode};
+use crate::mcp::approval::large_removal;
 use crate::mcp::diff::{content_hash, unified};
 use crate::mcp::names::Lookup;
 use crate::mcp::reply::{cut_text, ok};
@@ -12,7 +13,7 @@ use crate::mcp::server::Scholia;
 use crate::note::frontmatter::body_start;
 use crate::note::{PatchOptions, Target, patch};
 use crate::periodic::Period;
-use crate::vault::{Change, Vault, VaultPath};
+use crate::vault::{Vault, VaultPath};
 
 /// A change worked out but not written.
 #[derive(Debug)]
@@ -23,8 +24,10 @@ pub(super) struct Update {
     pub old: Option<String>,
     /// Its text after the change.
     pub new: String,
-    /// Whether the change replaces the whole note (an overwrite).
+    /// Whether the change replaces the whole note (an overwrite) or removes much of it.
     pub destructive: bool,
+    /// For a patch that removes much: what it removes (a section, a block, more than 1 KB).
+    pub removes: Option<String>,
     /// For a patch replace: the text replaced.
     pub replaced: Option<String>,
     /// For a patch: whether the target (heading, key) was created.
@@ -32,6 +35,16 @@ pub(super) struct Update {
 }
 
 impl Update {
+    /// What the change does, as the user is asked to approve it.
+    pub fn what(&self) -> String {
+        let path = &self.path;
+        match &self.removes {
+            Some(removes) => format!("replace part of {path}, which {removes}"),
+            None if self.destructive => format!("replace all of {path}"),
+            None => format!("edit {path}"),
+        }
+    }
+
     /// Whether the text changes.
     pub fn changes(&self) -> bool {
         self.old.as_deref() != Some(self.new.as_str())
@@ -46,6 +59,7 @@ impl Update {
         let mut value = json!({
             "path": path.as_str(), "dry_run": true, "changed": self.changes(), "created": self.old.is_none(),
             "diff": shown, "replaced": self.replaced, "created_target": self.created_target,
+            "removes": self.removes,
         });
         if truncated {
             value["truncated"] = json!(true);
@@ -106,13 +120,14 @@ impl Scholia {
         }
     }
 
-    /// Writes an update: a new note, an overwrite (the old version goes to `.trash/` and is
-    /// returned), or an edit in place; each atomic, and only if the note is still the text the
-    /// update was worked out from (so an `ifMatch` check and the write are one step).
+    /// Writes an update: a new note, or over the note's text as it was planned from (refused
+    /// when it changed since); a destructive one keeps the old version in `.trash/` (returned).
     pub(super) fn apply_update(&self, update: &Update) -> Result<Option<VaultPath>, String> {
-        let new = update.new.clone();
-        let change = if update.destructive { Change::Replace(new) } else { Change::Write(new) };
-        self.save(&update.path, update.old.as_deref(), change).map(|saved| saved.previous)
+        let (path, text) = (&update.path, update.new.as_str());
+        match &update.old {
+            None => self.vault.create_new(path, text).map(|()| None).map_err(|e| e.to_string()),
+            Some(old) => self.write_over(path, old, text, update.destructive),
+        }
     }
 
     /// The note `targetType` and `targetIdentifier` name.
@@ -205,7 +220,15 @@ fn whole_file(args: &UpdateFile, note: Note) -> Result<Update, String> {
             if mode == WholeFileMode::Append { append(base, content) } else { prepend(base, content) }
         }
     };
-    Ok(Update { path, old: note.text, new, destructive, replaced: None, created_target: false })
+    Ok(Update {
+        path,
+        old: note.text,
+        new,
+        destructive,
+        removes: None,
+        replaced: None,
+        created_target: false,
+    })
 }
 
 fn patch_note(args: &UpdateFile, note: Note) -> Result<Update, String> {
@@ -236,11 +259,13 @@ fn patch_note(args: &UpdateFile, note: Note) -> Result<Update, String> {
     };
     let patched =
         patch(&text, &target, op.into(), &args.content, &options).map_err(|e| format!("{path}: {e}"))?;
+    let removes = large_removal(&text, &patched.text);
     Ok(Update {
         path,
         old: Some(text),
         new: patched.text,
-        destructive: false,
+        destructive: removes.is_some(),
+        removes,
         replaced: patched.replaced,
         created_target: patched.created,
     })
