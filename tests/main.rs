@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod example_vault;
 mod graph;
+mod hostile;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "mcp")]
