@@ -20,6 +20,8 @@ mod mcp_subscriptions;
 mod mcp_vault_tools;
 mod note;
 mod rewrite;
+#[cfg(feature = "mcp")]
+mod robust;
 mod synthesis;
 mod vault;
 mod zotero_paths;

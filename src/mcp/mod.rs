@@ -7,6 +7,7 @@ mod dates;
 mod diff;
 mod files;
 mod graph_tools;
+mod guard;
 mod http;
 mod index_params;
 mod indexed;
