@@ -3,6 +3,7 @@
 //! budget. A call that never answered would hang a test, so each wait here has a bound (and fails
 //! at it); none of them measures speed.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -128,5 +129,86 @@ fn scholia_call_answers_a_date_out_of_range() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("20000 years ago") && !err.contains("panicked"), "{err}");
+}
+
+/// `scholia mcp` over stdio, initialised; lines it writes arrive on `lines`.
+struct StdioServer {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StdioServer {
+    fn start(vault: &Path) -> Self {
+        let mut child = scholia()
+            .args(["mcp", "--vault", vault.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || output.lines().map_while(Result::ok).try_for_each(|l| tx.send(l)));
+        let mut server = StdioServer { child, input, lines };
+        server.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+        assert_eq!(server.next()["id"], 1);
+        server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).unwrap();
+        self.input.write_all(b"\n").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    fn next(&self) -> Value {
+        let line = self.lines.recv_timeout(HANG).expect("the server answered");
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn stdio_answers_malformed_and_oversized_requests() {
+    let vault = small_vault();
+    let mut server = StdioServer::start(vault.path());
+    server.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#);
+    let answer = server.next();
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (json!(3), json!(-32600)),
+        "{answer}"
+    );
+    server.send(r#"{"jsonrpc":"2.0","id":4,"#);
+    let answer = server.next();
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (Value::Null, json!(-32700)),
+        "{answer}"
+    );
+    let huge = "x".repeat(17 << 20);
+    let request = format!(
+        r#"{{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{{"name":"obsidian_search","arguments":{{"query":"{huge}"}}}}}}"#
+    );
+    server.send(&request);
+    let answer = server.next();
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (json!("big"), json!(-32600)),
+        "{answer}"
+    );
+    assert!(answer["error"]["message"].as_str().unwrap().contains("MiB"), "{answer}");
+    // The connection still serves.
+    server.send(r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
+    assert_eq!(server.next()["id"], 5);
 }
 

@@ -21,6 +21,7 @@ mod search;
 mod search_tools;
 mod server;
 mod status;
+mod stdio;
 mod subscriptions;
 mod tools;
 mod toolsets;
@@ -100,7 +101,8 @@ pub fn run(args: McpArgs) -> Result<()> {
 
 async fn serve_stdio(settings: Settings) -> Result<()> {
     eprintln!("scholia: serving MCP on stdio for the vault {}", settings.config.vault.display());
-    let service = Scholia::new(settings)?.serve(rmcp::transport::stdio()).await?;
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let service = Scholia::new(settings)?.serve(stdio::Stdio::new(stdin, stdout)).await?;
     service.waiting().await?;
     Ok(())
 }
