@@ -212,3 +212,44 @@ fn stdio_answers_malformed_and_oversized_requests() {
     assert_eq!(server.next()["id"], 5);
 }
 
+/// Runs `scholia ARGS` with its stdout a pipe whose reading end is already closed.
+fn into_closed_pipe(args: &[&str]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut command = scholia();
+    command.args(args);
+    let child = command.stdin(Stdio::null()).stdout(writer).stderr(Stdio::piped()).spawn().unwrap();
+    drop(command);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    rx.recv_timeout(HANG).expect("scholia ended").unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_the_output_quietly() {
+    let vault = crate::check::root().join("tests/cases/families");
+    let note = std::fs::read_dir(&vault)
+        .unwrap()
+        .filter_map(|f| std::fs::read_dir(f.ok()?.path().join("References")).ok())
+        .flat_map(|d| d.filter_map(Result::ok))
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "md"))
+        .unwrap();
+    let example = crate::check::root().join("examples/vault");
+    let example = example.to_str().unwrap();
+    for args in [
+        vec!["parse", note.to_str().unwrap()],
+        vec!["doctor", "--vault", example],
+        vec!["doctor", "--json", "--vault", example],
+        vec!["tools", "--vault", example],
+        vec!["call", "list_notes", "--vault", example],
+    ] {
+        let out = into_closed_pipe(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}
+

@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result, bail};
 use rmcp::ServiceExt as _;
 
-pub use cli::{CallArgs, ToolsArgs, call, tools};
+pub use cli::{CallArgs, ToolsArgs, call, print, tools};
 pub use server::{ConfirmPolicy, Scholia, Settings, WRITE_TOOLS};
 pub use status::Transport;
 pub use toolsets::{TOOLSETS, Toolset};
