@@ -253,3 +253,23 @@ fn a_closed_stdout_ends_the_output_quietly() {
     }
 }
 
+#[tokio::test]
+async fn a_literal_search_stops_at_the_answer_budget() {
+    let vault = small_vault();
+    let line = "a line with a dot. ".repeat(4) + "\n";
+    std::fs::write(vault.path().join("big.md"), line.repeat(20_000)).unwrap();
+    for i in 0..40 {
+        std::fs::write(vault.path().join(format!("n{i}.md")), line.repeat(50)).unwrap();
+    }
+    let client = client(vault.path()).await;
+    let answer = client.ok("obsidian_search", json!({"query": "."})).await;
+    assert_eq!(answer["total_files"], 41, "{answer}");
+    assert_eq!(answer["truncated"], true);
+    let first = &answer["results"][0];
+    assert_eq!(first["path"], "big.md");
+    assert_eq!(first["total_lines"], 20_000, "{first}");
+    let next = answer["next"].clone();
+    let page = client.ok("obsidian_search", next).await;
+    assert_eq!(page["total_files"], 41);
+    assert_ne!(page["results"][0]["path"], "big.md");
+}
