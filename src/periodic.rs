@@ -66,12 +66,14 @@ impl Period {
         }
     }
 
-    /// The first day of the period containing `date` (weeks start on Sunday, moment's default).
+    /// The first day of the period containing `date` (weeks start on Sunday, moment's default;
+    /// the calendar's first day for the week that starts before it).
     pub fn start(self, date: Date) -> Date {
         match self {
             Period::Daily => date,
             Period::Weekly => {
-                date - jiff::Span::new().days(i64::from(date.weekday().to_sunday_zero_offset()))
+                let back = jiff::Span::new().days(i64::from(date.weekday().to_sunday_zero_offset()));
+                date.checked_sub(back).unwrap_or(Date::MIN)
             }
             Period::Monthly => date.first_of_month(),
             Period::Quarterly => Date::new(date.year(), (date.month() - 1) / 3 * 3 + 1, 1).unwrap_or(date),
@@ -265,19 +267,20 @@ fn shift(at: DateTime, name: &str) -> Option<DateTime> {
     // The unit keeps its case from the original: `M` is months, `m` minutes, as in moment.
     let unit = name.trim_end().chars().last()?;
     let amount: i64 = rest[1..].strip_suffix(unit.to_ascii_lowercase())?.trim().parse().ok()?;
-    let n = sign * amount;
+    let n = sign.checked_mul(amount)?;
+    let zero = jiff::Span::new();
     let span = match unit {
-        'y' | 'Y' => jiff::Span::new().years(n),
-        'q' | 'Q' => jiff::Span::new().months(3 * n),
-        'M' => jiff::Span::new().months(n),
-        'w' | 'W' => jiff::Span::new().weeks(n),
-        'd' | 'D' => jiff::Span::new().days(n),
-        'h' | 'H' => jiff::Span::new().hours(n),
-        'm' => jiff::Span::new().minutes(n),
-        's' | 'S' => jiff::Span::new().seconds(n),
+        'y' | 'Y' => zero.try_years(n),
+        'q' | 'Q' => zero.try_months(n.checked_mul(3)?),
+        'M' => zero.try_months(n),
+        'w' | 'W' => zero.try_weeks(n),
+        'd' | 'D' => zero.try_days(n),
+        'h' | 'H' => zero.try_hours(n),
+        'm' => zero.try_minutes(n),
+        's' | 'S' => zero.try_seconds(n),
         _ => return None,
     };
-    at.checked_add(span).ok()
+    at.checked_add(span.ok()?).ok()
 }
 
 const MONTHS: [&str; 12] = [
@@ -379,12 +382,14 @@ fn token(c: char, run: usize, at: DateTime, next: Option<char>) -> (usize, Strin
 }
 
 /// moment's default (en) locale weeks: they start on Sunday and week 1 holds January 1st. The
-/// week-year is the year of the week's Saturday.
+/// week-year is the year of the week's Saturday (week 1 of the year after 9999 for the calendar's
+/// last days, whose Saturday is past its end).
 fn locale_week(date: Date) -> (i16, i16) {
     let offset = i64::from(date.weekday().to_sunday_zero_offset());
-    let saturday = date + jiff::Span::new().days(6 - offset);
-    let week = (saturday.day_of_year() - 1) / 7 + 1;
-    (saturday.year(), week)
+    match date.checked_add(jiff::Span::new().days(6 - offset)) {
+        Ok(saturday) => (saturday.year(), (saturday.day_of_year() - 1) / 7 + 1),
+        Err(_) => (date.year() + 1, 1),
+    }
 }
 
 fn ordinal(n: i8) -> String {

@@ -178,9 +178,14 @@ mod mcp_http {
 
     /// Starts `scholia mcp --http 127.0.0.1:0` and returns it with the address it printed.
     fn start(extra: &[&str]) -> (Server, String) {
+        start_on("127.0.0.1:0", extra)
+    }
+
+    /// Starts `scholia mcp --http BIND` and returns it with the address it printed.
+    fn start_on(bind: &str, extra: &[&str]) -> (Server, String) {
         let vault = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vault");
         let mut child = Command::new(env!("CARGO_BIN_EXE_scholia"))
-            .args(["mcp", "--vault", vault.to_str().unwrap(), "--http", "127.0.0.1:0"])
+            .args(["mcp", "--vault", vault.to_str().unwrap(), "--http", bind])
             .args(extra)
             .env("SCHOLIA_TOKEN", "test-token")
             .stderr(Stdio::piped())
@@ -198,8 +203,16 @@ mod mcp_http {
     }
 
     fn post(addr: &str, auth: Option<&str>, host: &str) -> String {
+        post_from(addr, auth, host, None)
+    }
+
+    /// `post` with an `Origin` header, as a browser sends it.
+    fn post_from(addr: &str, auth: Option<&str>, host: &str, origin: Option<&str>) -> String {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-        let auth = auth.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+        let mut auth = auth.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+        if let Some(origin) = origin {
+            auth.push_str(&format!("Origin: {origin}\r\n"));
+        }
         let request = format!(
             "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
@@ -222,6 +235,32 @@ mod mcp_http {
         let ok = post(&addr, Some("test-token"), "127.0.0.1");
         assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
         assert!(ok.contains("\"serverInfo\"") && ok.contains("scholia"), "{ok}");
+        let rebound = post(&addr, Some("test-token"), "evil.example.com");
+        assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    }
+
+    #[test]
+    fn loopback_is_all_of_127_and_the_ipv6_one() {
+        let (_server, addr) = start_on("127.0.0.2:0", &[]);
+        assert!(addr.starts_with("127.0.0.2:"), "{addr}");
+        let port = addr.rsplit(':').next().unwrap();
+        let ok = post(&addr, Some("test-token"), &addr);
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+        for origin in [
+            format!("http://[::1]:{port}"),
+            format!("http://127.0.0.2:{port}"),
+            "http://localhost:3000".into(),
+        ] {
+            let ok = post_from(&addr, Some("test-token"), &addr, Some(&origin));
+            assert!(ok.starts_with("HTTP/1.1 200"), "{origin}: {ok}");
+        }
+        for origin in ["http://evil.example.com", "null", "http://127.0.0.2.evil.example.com"] {
+            let refused = post_from(&addr, Some("test-token"), &addr, Some(origin));
+            assert!(refused.starts_with("HTTP/1.1 403"), "{origin}: {refused}");
+        }
+        let (_server, addr) = start_on("[::1]:0", &[]);
+        let ok = post_from(&addr, Some("test-token"), &addr, Some("http://127.0.0.1:9"));
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
         let rebound = post(&addr, Some("test-token"), "evil.example.com");
         assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
     }

@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod example_vault;
 mod graph;
+mod hostile;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "mcp")]
@@ -21,6 +22,8 @@ mod mcp_subscriptions;
 mod mcp_vault_tools;
 mod note;
 mod rewrite;
+#[cfg(feature = "mcp")]
+mod robust;
 mod synthesis;
 mod vault;
 mod vault_safety;

@@ -90,6 +90,9 @@ struct Scan {
     first_cite: Option<String>,
     fields: Fields,
     stop_at_first: bool,
+    /// The block quote read last by [`Scan::annotation_in_quote_after`]: its lines (after the one
+    /// it was read from) and its last line holding an annotation.
+    quote: Option<(std::ops::Range<usize>, Option<usize>)>,
 }
 
 impl Scan {
@@ -153,11 +156,29 @@ impl Scan {
         }
         let close = header.find(']')?;
         let has_color = header[..close].contains('|') || header[close + 1..].starts_with('|');
-        let body_has_annotation = (i + 1..lines.len())
-            .map(|j| lines.get(j))
-            .take_while(|l| l.trim_start().starts_with('>'))
-            .any(|l| l.contains("<mark") || l.contains("zotero://open-pdf"));
+        let body_has_annotation = self.annotation_in_quote_after(lines, i);
         (has_color || body_has_annotation).then(|| self.read(lines, i, 2, options)).flatten()
+    }
+
+    /// Whether a quoted line after line `i`, in the block quote holding it, holds an annotation
+    /// (`<mark`, a Zotero link). A quote is read once, however many callouts it holds.
+    fn annotation_in_quote_after(&mut self, lines: &Lines, i: usize) -> bool {
+        let last = match &self.quote {
+            Some((rest, last)) if rest.contains(&i) => *last,
+            _ => {
+                let (mut end, mut last) = (i + 1, None);
+                while end < lines.len() && lines.get(end).trim_start().starts_with('>') {
+                    let line = lines.get(end);
+                    if line.contains("<mark") || line.contains("zotero://open-pdf") {
+                        last = Some(end);
+                    }
+                    end += 1;
+                }
+                self.quote = Some((i + 1..end, last));
+                last
+            }
+        };
+        last.is_some_and(|at| at > i)
     }
 
     /// Reads one annotation with the reader of `style` (0 mark, 2 callout, 3 formatted, 4 mark in

@@ -7,6 +7,7 @@ use anyhow::{Context as _, Result, anyhow};
 use clap::{Parser, Subcommand};
 use scholia::annotations::{self, ParseOptions};
 use scholia::library;
+use scholia::mcp::print;
 use scholia::synthesis::{self, RenderOptions};
 use scholia::vault::config::{self, Config, Env};
 use scholia::vault::{FsVault, Vault, VaultPath, naming};
@@ -117,7 +118,7 @@ fn run(cli: Cli) -> Result<()> {
                         .any(|k| *k == a.color.to_lowercase() || a.color_hex.as_deref() == Some(k.as_str()))
                 });
             }
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            print(&serde_json::to_string_pretty(&doc)?)?;
         }
         Command::Doctor { vault, json } => doctor(vault.as_deref(), json)?,
         Command::Summarize { file, common } => {
@@ -197,12 +198,12 @@ impl Context {
 
     fn emit(&self, text: &str, pattern: &str, vars: &[(&str, &str)], write: bool) -> Result<()> {
         if !write {
-            print!("{text}");
+            print(text)?;
             return Ok(());
         }
         let path = library::write_result(&self.vault, &self.config.synthesis_folder, pattern, vars, text)
             .with_context(|| format!("writing into {}", self.config.synthesis_folder))?;
-        println!("{}", self.vault.absolute(&path));
+        print(&self.vault.absolute(&path))?;
         Ok(())
     }
 }
@@ -238,9 +239,9 @@ fn doctor(vault: Option<&Path>, json: bool) -> Result<()> {
     if json {
         let mut value = serde_json::to_value(&report)?;
         value["vault"] = serde_json::json!(config.vault.display().to_string());
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        print(&serde_json::to_string_pretty(&value)?)?;
     } else {
-        print!("Vault: {}\n{report}", config.vault.display());
+        print(&format!("Vault: {}\n{report}", config.vault.display()))?;
     }
     Ok(())
 }

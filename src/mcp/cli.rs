@@ -101,11 +101,13 @@ pub fn call(args: CallArgs) -> Result<()> {
     }
 }
 
-/// Prints `text` and a newline; a closed pipe (`| head`) ends the output quietly.
-fn print(text: &str) -> Result<()> {
+/// Prints `text`, and a newline unless it ends with one; a closed pipe (`| head`) ends the
+/// output quietly. Every output of the command line goes through here (`println!` would panic).
+pub fn print(text: &str) -> Result<()> {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
-    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    match write!(stdout, "{text}{newline}").and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }

@@ -15,6 +15,14 @@ pub enum Edge {
     End,
 }
 
+/// Why a date cannot be used.
+enum Unusable {
+    /// It is not a date or phrase this module reads.
+    Unreadable,
+    /// It names a moment before -9999-01-01 or after 9999-12-31.
+    OutOfRange,
+}
+
 /// The instant `text` names, in ms since the Unix epoch, relative to `now`.
 pub fn parse(text: &str, edge: Edge, now: &Zoned) -> Result<i64, String> {
     let lower = text.trim().to_lowercase();
@@ -23,30 +31,31 @@ pub fn parse(text: &str, edge: Edge, now: &Zoned) -> Result<i64, String> {
         "" => return Err("the date is empty".into()),
         "now" => Ok(now.timestamp()),
         "today" => day(now.date()),
-        "yesterday" => now.date().yesterday().map_err(|e| e.to_string()).and_then(day),
-        "tomorrow" => now.date().tomorrow().map_err(|e| e.to_string()).and_then(day),
+        "yesterday" => now.date().yesterday().map_err(|_| Unusable::OutOfRange).and_then(day),
+        "tomorrow" => now.date().tomorrow().map_err(|_| Unusable::OutOfRange).and_then(day),
         _ => relative(&lower, now).unwrap_or_else(|| absolute(text.trim(), edge, now)),
     };
-    at.map(|t| t.as_millisecond()).map_err(|_| {
-        format!(
+    at.map(|t| t.as_millisecond()).map_err(|why| match why {
+        Unusable::Unreadable => format!(
             "cannot read the date {text:?}; write it as 2024-01-15, 2024-03-20 17:00, or a phrase such as yesterday, 3 days ago, 2 weeks ago, last month"
-        )
+        ),
+        Unusable::OutOfRange => format!(
+            "the date {text:?} is out of range: dates run from -9999-01-01 to 9999-12-31; give a later or earlier one"
+        ),
     })
 }
 
-fn day_edge(date: Date, edge: Edge, now: &Zoned) -> Result<Timestamp, String> {
-    let start = date.to_zoned(now.time_zone().clone()).map_err(|e| e.to_string())?;
+fn day_edge(date: Date, edge: Edge, now: &Zoned) -> Result<Timestamp, Unusable> {
+    let start = date.to_zoned(now.time_zone().clone()).map_err(|_| Unusable::OutOfRange)?;
     match edge {
         Edge::Start => Ok(start.timestamp()),
-        Edge::End => {
-            let next = start.tomorrow().map_err(|e| e.to_string())?;
-            Ok(next.timestamp() - 1.millisecond())
-        }
+        // The calendar's last day ends at the last instant there is.
+        Edge::End => Ok(start.tomorrow().map_or(Timestamp::MAX, |next| next.timestamp() - 1.millisecond())),
     }
 }
 
-/// `N unit(s) ago`, `a/an unit ago`, `last unit`.
-fn relative(text: &str, now: &Zoned) -> Option<Result<Timestamp, String>> {
+/// `N unit(s) ago`, `a/an unit ago`, `last unit`; `None` when `text` is no such phrase.
+fn relative(text: &str, now: &Zoned) -> Option<Result<Timestamp, Unusable>> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let (count, unit) = match words.as_slice() {
         [n, unit, "ago"] => (count(n)?, *unit),
@@ -59,8 +68,8 @@ fn relative(text: &str, now: &Zoned) -> Option<Result<Timestamp, String>> {
             (compact[..split].parse().ok()?, &compact[split..])
         }
     };
-    let span = span(count, unit)?;
-    Some(now.checked_sub(span).map(|z| z.timestamp()).map_err(|e| e.to_string()))
+    let at = span(count, unit)?.and_then(|span| now.checked_sub(span)).map(|z| z.timestamp());
+    Some(at.map_err(|_| Unusable::OutOfRange))
 }
 
 fn count(word: &str) -> Option<i64> {
@@ -69,25 +78,27 @@ fn count(word: &str) -> Option<i64> {
         "two" => Some(2),
         "three" => Some(3),
         "few" => Some(3),
-        _ => word.parse().ok().filter(|n| *n >= 0 && *n < 100_000),
+        _ => word.parse().ok().filter(|n| *n >= 0),
     }
 }
 
-fn span(n: i64, unit: &str) -> Option<Span> {
+/// `n` units as a span (an error when there is no such span); `None` for an unknown unit.
+fn span(n: i64, unit: &str) -> Option<Result<Span, jiff::Error>> {
     let unit = unit.trim_end_matches('s');
+    let zero = Span::new();
     Some(match unit {
-        "second" | "sec" | "s" => n.seconds(),
-        "minute" | "min" | "m" => n.minutes(),
-        "hour" | "hr" | "h" => n.hours(),
-        "day" | "d" => n.days(),
-        "week" | "wk" | "w" => n.weeks(),
-        "month" | "mo" => n.months(),
-        "year" | "yr" | "y" => n.years(),
+        "second" | "sec" | "s" => zero.try_seconds(n),
+        "minute" | "min" | "m" => zero.try_minutes(n),
+        "hour" | "hr" | "h" => zero.try_hours(n),
+        "day" | "d" => zero.try_days(n),
+        "week" | "wk" | "w" => zero.try_weeks(n),
+        "month" | "mo" => zero.try_months(n),
+        "year" | "yr" | "y" => zero.try_years(n),
         _ => return None,
     })
 }
 
-fn absolute(text: &str, edge: Edge, now: &Zoned) -> Result<Timestamp, String> {
+fn absolute(text: &str, edge: Edge, now: &Zoned) -> Result<Timestamp, Unusable> {
     if let Ok(ts) = text.parse::<Timestamp>() {
         return Ok(ts);
     }
@@ -98,8 +109,8 @@ fn absolute(text: &str, edge: Edge, now: &Zoned) -> Result<Timestamp, String> {
         return day_edge(date, edge, now);
     }
     let normal = text.replacen(' ', "T", 1);
-    let dt: DateTime = normal.parse().map_err(|e: jiff::Error| e.to_string())?;
-    dt.to_zoned(now.time_zone().clone()).map(|z| z.timestamp()).map_err(|e| e.to_string())
+    let dt: DateTime = normal.parse().map_err(|_| Unusable::Unreadable)?;
+    dt.to_zoned(now.time_zone().clone()).map(|z| z.timestamp()).map_err(|_| Unusable::OutOfRange)
 }
 
 #[cfg(test)]
@@ -129,5 +140,15 @@ mod tests {
         assert_eq!(at("now", Edge::End), "2024-06-12T15:30:00Z");
         let err = parse("next blue moon", Edge::Start, &now()).unwrap_err();
         assert!(err.contains("2 weeks ago"), "{err}");
+    }
+
+    #[test]
+    fn dates_out_of_range_are_refused_as_such() {
+        for phrase in
+            ["20000 years ago", "19999y ago", "9999999 days ago", "last 99999 years", "-009999-01-01 01:00"]
+        {
+            let err = parse(phrase, Edge::Start, &now()).unwrap_err();
+            assert!(err.contains("out of range"), "{phrase}: {err}");
+        }
     }
 }

@@ -8,6 +8,7 @@ mod dates;
 mod diff;
 mod files;
 mod graph_tools;
+mod guard;
 mod http;
 mod index_params;
 mod indexed;
@@ -22,6 +23,7 @@ mod search;
 mod search_tools;
 mod server;
 mod status;
+mod stdio;
 mod subscriptions;
 mod tools;
 mod toolsets;
@@ -34,7 +36,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result, bail};
 use rmcp::ServiceExt as _;
 
-pub use cli::{CallArgs, ToolsArgs, call, tools};
+pub use cli::{CallArgs, ToolsArgs, call, print, tools};
 pub use server::{ConfirmPolicy, Scholia, Settings, WRITE_TOOLS};
 pub use status::Transport;
 pub use toolsets::{TOOLSETS, Toolset};
@@ -106,7 +108,8 @@ pub fn run(args: McpArgs) -> Result<()> {
 
 async fn serve_stdio(settings: Settings) -> Result<()> {
     eprintln!("scholia: serving MCP on stdio for the vault {}", settings.config.vault.display());
-    let service = Scholia::new(settings)?.serve(rmcp::transport::stdio()).await?;
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let service = Scholia::new(settings)?.serve(stdio::Stdio::new(stdin, stdout)).await?;
     service.waiting().await?;
     Ok(())
 }

@@ -43,7 +43,8 @@ fn bounds(period: Period, date: Date) -> (Date, Date) {
         Period::Quarterly => start.checked_add(jiff::Span::new().months(3)).ok(),
         Period::Yearly => start.checked_add(jiff::Span::new().years(1)).ok(),
     };
-    (start, next.and_then(|n| n.yesterday().ok()).unwrap_or(start))
+    // A period that runs past the calendar's last day ends on it.
+    (start, next.map_or(Some(Date::MAX), |n| n.yesterday().ok()).unwrap_or(start))
 }
 
 impl Scholia {

@@ -13,14 +13,28 @@ use crate::library;
 use crate::note::frontmatter::body_start;
 use crate::vault::{Vault, VaultError, VaultPath};
 
-/// Every match of a literal search in one file.
+/// The matches of a literal search in one file.
 #[derive(Debug, Serialize)]
 pub struct FileMatches {
     /// Vault-relative path.
     pub path: String,
-    /// The matching lines.
+    /// The matching lines, as many as the answer's budget holds.
     pub matches: Vec<LineMatch>,
+    /// How many lines match in all.
+    pub total_lines: usize,
 }
+
+/// A page of a literal search: the files that fit the answer's budget, how many files match in
+/// all, and whether some were left for the next page.
+#[derive(Debug, Default)]
+pub struct LiteralPage {
+    pub results: Vec<FileMatches>,
+    pub total: usize,
+    pub truncated: bool,
+}
+
+/// Notes read at once (on every core) by a literal search.
+const CHUNK: usize = 64;
 
 /// A case-insensitive regular expression that matches `text` literally.
 pub fn literal_regex(text: &str) -> Result<Regex, String> {
@@ -63,42 +77,78 @@ fn notes_under(
     })
 }
 
-/// Every line of every note under `folder` that contains `query` (case-insensitive), by path.
+/// The files under `folder` that contain `query` (case-insensitive), from the `offset`th on, with
+/// their matching lines, until the answer holds `budget` bytes: beyond it, notes are only checked
+/// for a match (to count them), so memory stays within the answer's size however much matches.
 /// With an index, only the notes that can hold the text are read.
 pub fn literal(
     vault: &dyn Vault,
     index: Option<&VaultIndex>,
     folder: &VaultPath,
     query: &str,
-) -> Result<Vec<FileMatches>, String> {
+    offset: usize,
+    budget: usize,
+) -> Result<LiteralPage, String> {
     let re = literal_regex(query)?;
     let paths = notes_under(vault, index, folder, Some(query)).map_err(|e| e.to_string())?;
-    Ok(par_map(&paths, |path| {
-        let text = vault.read(path).ok()?;
-        let matches = matching_lines(&text, &re);
-        (!matches.is_empty()).then(|| FileMatches { path: path.as_str().to_string(), matches })
-    }))
+    let mut page = LiteralPage::default();
+    let mut used = 2;
+    for chunk in paths.chunks(CHUNK) {
+        let count_only = page.truncated || page.total + chunk.len() <= offset;
+        let room = budget.saturating_sub(used + 200);
+        let found = par_map(chunk, |path| {
+            let text = vault.read(path).ok()?;
+            if count_only {
+                return re.is_match(&text).then_some(None);
+            }
+            let (matches, total_lines) = matching_lines(&text, &re, room);
+            (total_lines > 0)
+                .then(|| Some(FileMatches { path: path.as_str().to_string(), matches, total_lines }))
+        });
+        for file in found {
+            page.total += 1;
+            let Some(file) = file.filter(|_| page.total > offset && !page.truncated) else { continue };
+            let size = serde_json::to_string(&file).map_or(0, |s| s.len()) + 1;
+            if used + size > budget && !page.results.is_empty() {
+                page.truncated = true;
+                continue;
+            }
+            used += size;
+            page.results.push(file);
+        }
+    }
+    Ok(page)
 }
 
-/// The lines of `text` where `re` matches, each cut to 300 characters around its first match.
-fn matching_lines(text: &str, re: &Regex) -> Vec<LineMatch> {
+/// The lines of `text` where `re` matches, each cut to 300 characters around its first match, as
+/// many as `budget` bytes hold; and how many lines match in all.
+fn matching_lines(text: &str, re: &Regex, budget: usize) -> (Vec<LineMatch>, usize) {
     let mut out = Vec::new();
-    let mut line = 1;
-    let mut counted = 0;
-    let mut next_line_start = 0;
+    let (mut line, mut counted, mut next_line_start, mut total, mut used) = (1, 0, 0, 0, 0);
+    let mut full = false;
     for m in re.find_iter(text) {
         if m.start() < next_line_start {
+            continue;
+        }
+        total += 1;
+        let end = text[m.start()..].find('\n').map_or(text.len(), |i| m.start() + i);
+        next_line_start = end + 1;
+        if full {
             continue;
         }
         line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..m.start()]).count();
         counted = m.start();
         let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[m.start()..].find('\n').map_or(text.len(), |i| m.start() + i);
-        next_line_start = end + 1;
         let content = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
-        out.push(LineMatch { line, context: around(content, Some(m.start() - start), 300) });
+        let context = around(content, Some(m.start() - start), 300);
+        // The line as JSON: `{"line":N,"context":"…"},`.
+        used += serde_json::to_string(&context).map_or(context.len(), |c| c.len()) + 32;
+        full = used > budget;
+        if !full {
+            out.push(LineMatch { line, context });
+        }
     }
-    out
+    (out, total)
 }
 
 /// Up to `width` characters of `line` around byte `at`.
@@ -179,11 +229,21 @@ mod tests {
     #[test]
     fn literal_lines_are_found_once_each_with_their_numbers() {
         let re = literal_regex("Seed").unwrap();
-        let lines = matching_lines("a seed\r\nno\nSEED and seed\n", &re);
-        assert_eq!(lines.len(), 2);
+        let (lines, total) = matching_lines("a seed\r\nno\nSEED and seed\n", &re, 1000);
+        assert_eq!((lines.len(), total), (2, 2));
         assert_eq!((lines[0].line, lines[0].context.as_str()), (1, "a seed"));
         assert_eq!((lines[1].line, lines[1].context.as_str()), (3, "SEED and seed"));
         let re = literal_regex("a.b").unwrap();
-        assert!(matching_lines("axb", &re).is_empty());
+        assert_eq!(matching_lines("axb", &re, 1000).1, 0);
+    }
+
+    #[test]
+    fn lines_stop_at_the_budget_and_are_still_counted() {
+        let re = literal_regex(".").unwrap();
+        let text = "one. two.\n".repeat(100_000);
+        let (lines, total) = matching_lines(&text, &re, 1000);
+        assert_eq!(total, 100_000);
+        assert!(lines.len() < 50, "{}", lines.len());
+        assert_eq!(lines.last().unwrap().line, lines.len());
     }
 }

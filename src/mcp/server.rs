@@ -284,6 +284,22 @@ impl ServerHandler for Scholia {
         ))
     }
 
+    /// The one place tool calls are dispatched: each runs guarded, so a panic in a tool
+    /// becomes a tool error.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.clone();
+        let this = self.clone();
+        let call = async move {
+            let call = rmcp::handler::server::tool::ToolCallContext::new(&this, request, context);
+            this.tool_router.call(call).await
+        };
+        super::guard::guarded(&name, call).await
+    }
+
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,

@@ -371,16 +371,16 @@ impl Scholia {
             return Ok(fail("the query is empty; give the text to search for"));
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let (hits, live) = {
+        let (found, live) = {
             let index = self.live_index();
+            let budget = MAX_ANSWER_BYTES - 1024;
+            let vault = self.vault.as_ref();
             (
-                attempt!(search::literal(self.vault.as_ref(), index.as_deref(), &folder, &args.query)),
+                attempt!(search::literal(vault, index.as_deref(), &folder, &args.query, args.offset, budget)),
                 index.is_some(),
             )
         };
-        let total = hits.len();
-        let rest: Vec<_> = hits.into_iter().skip(args.offset).collect();
-        let (shown, truncated) = fit(rest, MAX_ANSWER_BYTES - 1024);
+        let (shown, total, truncated) = (found.results, found.total, found.truncated);
         let mut value = json!({"query": args.query, "results": shown, "total_files": total});
         if truncated {
             value["truncated"] = json!(true);

@@ -97,6 +97,8 @@ impl Frontmatter {
                 collect_tags(value, &mut out);
             }
         }
+        let mut seen = foldhash::HashSet::default();
+        out.retain(|tag| seen.insert(tag.clone()));
         out
     }
 }
@@ -107,17 +109,12 @@ fn collect_tags(value: &Value, out: &mut Vec<String>) {
         Value::String(s) => {
             for part in s.split([',', ' ', '\t', '\n']) {
                 let tag = part.trim().trim_start_matches('#');
-                if !tag.is_empty() && !out.iter().any(|t| t == tag) {
+                if !tag.is_empty() {
                     out.push(tag.to_string());
                 }
             }
         }
-        Value::Number(n) => {
-            let tag = n.to_string();
-            if !out.contains(&tag) {
-                out.push(tag);
-            }
-        }
+        Value::Number(n) => out.push(n.to_string()),
         _ => {}
     }
 }

@@ -1,6 +1,8 @@
 //! Inline syntax of one prose line: code spans, `%%comments%%` and HTML tags (skipped), wikilinks,
 //! embeds, Markdown links and tags.
 
+use foldhash::HashMap;
+
 use super::Note;
 use super::model::{Link, LinkKind, Tag};
 
@@ -9,15 +11,66 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
 }
 
+/// One line being scanned, with what is learnt about it once and reused for every opener on it:
+/// looking afresh for the closer of each `[`, `[[`, `(`, `<` or backtick run would rescan the
+/// rest of the line each time, quadratic on a line of openers that never close.
+struct Line<'a> {
+    text: &'a str,
+    /// Where the line starts in the note.
+    offset: usize,
+    line_no: usize,
+    /// The matching `]` of each `[` and `)` of each `(`, by the opener's position (made on first use).
+    pairs: Option<HashMap<usize, usize>>,
+    /// The end of the code span each backtick run opens, by the run's position (made on first use).
+    code: Option<HashMap<usize, usize>>,
+    wiki_close: Next,
+    wiki_open: Next,
+    angle_close: Next,
+}
+
+/// The first occurrence of `needle` at or after a position that only grows: each part of the line
+/// is searched once.
+struct Next {
+    needle: &'static str,
+    from: usize,
+    found: Option<usize>,
+}
+
+impl Next {
+    fn new(needle: &'static str) -> Self {
+        Next { needle, from: usize::MAX, found: None }
+    }
+
+    /// The first `needle` in `text` at or after byte `from`.
+    fn at(&mut self, text: &str, from: usize) -> Option<usize> {
+        let known = self.from <= from && self.found.is_none_or(|f| f >= from);
+        if !known {
+            self.found = find(&text[from..], self.needle).map(|i| from + i);
+            self.from = from;
+        }
+        self.found
+    }
+}
+
 /// Scans `line` (which starts at byte `offset` of the note). Returns true when a `%%` comment
 /// opens on this line and does not close on it.
 pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool {
+    let mut l = Line {
+        text: line,
+        offset,
+        line_no,
+        pairs: None,
+        code: None,
+        wiki_close: Next::new("]]"),
+        wiki_open: Next::new("[["),
+        angle_close: Next::new(">"),
+    };
     let bytes = line.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let at = i;
         i = match bytes[at] {
-            b'`' => skip_code_span(bytes, at),
+            b'`' => skip_code_span(&mut l, at),
             b'%' if bytes.get(at + 1) == Some(&b'%') => match find(&line[at + 2..], "%%") {
                 Some(close) => {
                     note.comments.push(offset + at..offset + at + 2 + close + 2);
@@ -25,10 +78,10 @@ pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool 
                 }
                 None => return true,
             },
-            b'!' if line[at..].starts_with("![[") => wikilink(note, line, at + 1, true, offset, line_no),
-            b'!' if line[at..].starts_with("![") => markdown_link(note, line, at + 1, true, offset, line_no),
-            b'[' if line[at..].starts_with("[[") => wikilink(note, line, at, false, offset, line_no),
-            b'[' => markdown_link(note, line, at, false, offset, line_no),
+            b'!' if line[at..].starts_with("![[") => wikilink(note, &mut l, at + 1, true),
+            b'!' if line[at..].starts_with("![") => markdown_link(note, &mut l, at + 1, true),
+            b'[' if line[at..].starts_with("[[") => wikilink(note, &mut l, at, false),
+            b'[' => markdown_link(note, &mut l, at, false),
             b'#' => tag(note, line, at, offset, line_no),
             b'<' => skip_html_tag(bytes, at),
             _ => at + 1,
@@ -37,22 +90,52 @@ pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool 
     false
 }
 
-fn skip_code_span(bytes: &[u8], at: usize) -> usize {
-    let n = bytes[at..].iter().take_while(|&&b| b == b'`').count();
-    let mut j = at + n;
-    while j < bytes.len() {
-        if bytes[j] == b'`' {
-            let m = bytes[j..].iter().take_while(|&&b| b == b'`').count();
-            if m == n {
-                return j + m;
-            }
-            j += m;
-        } else {
-            j += 1;
+/// The end of the code span a backtick run at `at` opens (the next run of the same length closes
+/// it); an unclosed run is literal text.
+fn skip_code_span(l: &mut Line, at: usize) -> usize {
+    let n = l.text.as_bytes()[at..].iter().take_while(|&&b| b == b'`').count();
+    let code = l.code.get_or_insert_with(|| code_spans(l.text.as_bytes()));
+    code.get(&at).copied().unwrap_or(at + n)
+}
+
+/// For each run of backticks, the end of the next run of the same length, if any.
+fn code_spans(bytes: &[u8]) -> HashMap<usize, usize> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'`', &bytes[i..]) {
+        let n = bytes[i + p..].iter().take_while(|&&b| b == b'`').count();
+        runs.push((i + p, n));
+        i += p + n;
+    }
+    let mut next_end_of_len: HashMap<usize, usize> = HashMap::default();
+    let mut out = HashMap::default();
+    for &(start, n) in runs.iter().rev() {
+        if let Some(&end) = next_end_of_len.get(&n) {
+            out.insert(start, end);
+        }
+        next_end_of_len.insert(n, start + n);
+    }
+    out
+}
+
+/// The matching `]` of every `[` and `)` of every `(` in `bytes`, by the opener's position:
+/// what counting depth from each opener would find, in one pass.
+fn bracket_pairs(bytes: &[u8]) -> HashMap<usize, usize> {
+    let mut out = HashMap::default();
+    let (mut squares, mut rounds) = (Vec::new(), Vec::new());
+    for (i, &b) in bytes.iter().enumerate() {
+        let stack = match b {
+            b'[' | b']' => &mut squares,
+            b'(' | b')' => &mut rounds,
+            _ => continue,
+        };
+        if matches!(b, b'[' | b'(') {
+            stack.push(i);
+        } else if let Some(open) = stack.pop() {
+            out.insert(open, i);
         }
     }
-    // An unclosed run of backticks is literal text.
-    at + n
+    out
 }
 
 /// An inline HTML tag (`<mark style="background-color: #ffd400">`, `</mark>`, `<!-- … -->`)
@@ -86,13 +169,13 @@ fn skip_html_tag(bytes: &[u8], at: usize) -> usize {
 }
 
 /// `[[target#sub|alias]]` starting at `at` (the first `[`); `embed` when preceded by `!`.
-fn wikilink(note: &mut Note, line: &str, at: usize, embed: bool, offset: usize, line_no: usize) -> usize {
+fn wikilink(note: &mut Note, l: &mut Line, at: usize, embed: bool) -> usize {
     let inner_start = at + 2;
-    let Some(close) = find(&line[inner_start..], "]]") else { return at + 2 };
-    let inner = &line[inner_start..inner_start + close];
-    if inner.contains('\n') || inner.contains("[[") {
+    let Some(close) = l.wiki_close.at(l.text, inner_start) else { return at + 2 };
+    if l.wiki_open.at(l.text, inner_start).is_some_and(|open| open + 2 <= close) {
         return at + 2;
     }
+    let inner = &l.text[inner_start..close];
     let (dest, alias) = match inner.find('|') {
         Some(bar) => (&inner[..bar], Some(inner[bar + 1..].trim().to_string())),
         None => (inner, None),
@@ -106,10 +189,10 @@ fn wikilink(note: &mut Note, line: &str, at: usize, embed: bool, offset: usize, 
         subpath,
         alias,
         external: false,
-        span: offset + start..offset + inner_start + close + 2,
-        line: line_no,
+        span: l.offset + start..l.offset + close + 2,
+        line: l.line_no,
     });
-    inner_start + close + 2
+    close + 2
 }
 
 fn split_subpath(dest: &str) -> (&str, Option<String>) {
@@ -123,62 +206,22 @@ fn split_subpath(dest: &str) -> (&str, Option<String>) {
 }
 
 /// `[text](destination)` starting at `at` (the `[`).
-fn markdown_link(
-    note: &mut Note,
-    line: &str,
-    at: usize,
-    embed: bool,
-    offset: usize,
-    line_no: usize,
-) -> usize {
-    let bytes = line.as_bytes();
-    let mut depth = 0;
-    let mut j = at;
-    let text_end = loop {
-        match bytes.get(j) {
-            None => return at + 1,
-            Some(b'[') => depth += 1,
-            Some(b']') => {
-                depth -= 1;
-                if depth == 0 {
-                    break j;
-                }
-            }
-            _ => {}
-        }
-        j += 1;
-    };
+fn markdown_link(note: &mut Note, l: &mut Line, at: usize, embed: bool) -> usize {
+    let (line, bytes) = (l.text, l.text.as_bytes());
+    let pairs = l.pairs.get_or_insert_with(|| bracket_pairs(bytes));
+    let Some(&text_end) = pairs.get(&at) else { return at + 1 };
     if bytes.get(text_end + 1) != Some(&b'(') {
         return at + 1;
     }
     let dest_start = text_end + 2;
     let (dest, end) = if bytes.get(dest_start) == Some(&b'<') {
-        match line[dest_start + 1..].find('>') {
-            Some(close) if bytes.get(dest_start + 1 + close + 1) == Some(&b')') => {
-                (&line[dest_start + 1..dest_start + 1 + close], dest_start + 1 + close + 2)
-            }
+        match l.angle_close.at(line, dest_start + 1) {
+            Some(close) if bytes.get(close + 1) == Some(&b')') => (&line[dest_start + 1..close], close + 2),
             _ => return at + 1,
         }
     } else {
-        let mut depth = 1;
-        let mut k = dest_start;
-        loop {
-            match bytes.get(k) {
-                None => return at + 1,
-                Some(b'(') => depth += 1,
-                Some(b')') => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                Some(b' ') => {
-                    // `[t](url "title")`: the destination ends at the space.
-                }
-                _ => {}
-            }
-            k += 1;
-        }
+        // `[t](url "title")`: the destination ends at the space.
+        let Some(&k) = pairs.get(&(text_end + 1)) else { return at + 1 };
         let raw = &line[dest_start..k];
         (raw.split(" \"").next().unwrap_or(raw).trim(), k + 1)
     };
@@ -192,8 +235,8 @@ fn markdown_link(
         subpath,
         alias: Some(line[at + 1..text_end].to_string()),
         external,
-        span: offset + start..offset + end,
-        line: line_no,
+        span: l.offset + start..l.offset + end,
+        line: l.line_no,
     });
     end
 }

@@ -84,16 +84,12 @@ impl Note {
 
     /// Every tag name, frontmatter and inline, without duplicates (case-insensitive), in order.
     pub fn tag_names(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for tag in &self.tags {
-            if !out
-                .iter()
-                .any(|t| t.eq_ignore_ascii_case(&tag.name) || t.to_lowercase() == tag.name.to_lowercase())
-            {
-                out.push(tag.name.clone());
-            }
-        }
-        out
+        let mut seen = foldhash::HashSet::default();
+        self.tags
+            .iter()
+            .filter(|tag| seen.insert(tag.name.to_lowercase()))
+            .map(|tag| tag.name.clone())
+            .collect()
     }
 
     /// The link anchors that exist: heading anchors and `^block` ids.

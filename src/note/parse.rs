@@ -189,29 +189,38 @@ fn callout_header(note: &mut Note, t: &str, pos: usize, line_no: usize) {
     });
 }
 
-/// Extends each callout's span over the quoted lines that follow its header.
+/// Extends each callout's span over the quoted lines that follow its header. Callouts inside one
+/// block quote share its end: the quote is walked once, not once per callout.
 fn finish_callouts(note: &mut Note, text: &str) {
+    // The end of the last quote walked.
+    let mut walked = 0;
     for callout in &mut note.callouts {
-        let mut end = callout.span.end;
-        let mut pos = end;
-        while pos < text.len() {
-            let next = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-            let line = text[pos..next].trim_start_matches('\n');
-            if pos == callout.span.end {
-                pos = next + 1;
-                continue;
-            }
-            if !line.trim_start().starts_with('>') {
-                break;
-            }
-            end = next;
-            pos = next + 1;
+        let header_end = text[callout.span.end..].find('\n').map_or(text.len(), |i| callout.span.end + i);
+        // A header with quoted lines after it, inside the quote walked last, ends where it ends.
+        if header_end >= walked {
+            walked = quote_end(text, header_end, callout.span.end);
         }
+        let end = walked;
         callout.span.end = end.min(text.len());
         if text[..callout.span.end].ends_with('\r') {
             callout.span.end -= 1;
         }
     }
+}
+
+/// Walks the lines after the one ending at `header_end` while they are quoted (`> …`): the end of
+/// the last quoted line (`end` when there is none).
+fn quote_end(text: &str, header_end: usize, mut end: usize) -> usize {
+    let mut pos = header_end + 1;
+    while pos < text.len() {
+        let next = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        if !text[pos..next].trim_start().starts_with('>') {
+            break;
+        }
+        end = next;
+        pos = next + 1;
+    }
+    end
 }
 
 fn task(note: &mut Note, line: &str, pos: usize, line_no: usize) {

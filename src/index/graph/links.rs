@@ -22,7 +22,10 @@ pub(super) type Backlinks = HashMap<Arc<str>, Vec<(Arc<str>, usize)>>;
 /// Names that appeared or disappeared (file names without `.md`, aliases), each as [`name_key`]
 /// makes it, with its [`digest`].
 #[derive(Debug, Default)]
-pub(super) struct Names(Vec<(String, u16)>);
+pub(super) struct Names {
+    keys: foldhash::HashSet<String>,
+    digests: foldhash::HashSet<u16>,
+}
 
 impl Names {
     /// The name of the file at `path`, as links name it.
@@ -39,20 +42,24 @@ impl Names {
     }
 
     fn add(&mut self, name: &str) {
-        let key = name_key(name);
-        if !self.0.iter().any(|(k, _)| *k == key) {
-            self.0.push((key, digest(name)));
-        }
+        self.digests.insert(digest(name));
+        self.keys.insert(name_key(name));
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.keys.is_empty()
     }
 
     /// Whether some link of a note whose links have the digests `digests` may name one of
     /// these (if none does, none of its links needs a look).
     fn may_be_named_in(&self, digests: &[u16]) -> bool {
-        digests.first() == Some(&ODD) || self.0.iter().any(|(_, d)| digests.binary_search(d).is_ok())
+        // Whichever side is smaller is walked (one file changed, or a note of many aliases).
+        digests.first() == Some(&ODD)
+            || if self.digests.len() < digests.len() {
+                self.digests.iter().any(|d| digests.binary_search(d).is_ok())
+            } else {
+                digests.iter().any(|d| self.digests.contains(d))
+            }
     }
 
     /// Whether a link with `target` (as written) may lead to a file or alias named here: its
@@ -62,7 +69,7 @@ impl Names {
             Named::Nothing => false,
             Named::Walked => true,
             Named::Name { last, whole } => {
-                self.0.iter().any(|(name, _)| same_key(last, name) || same_key(whole, name))
+                self.keys.contains(&name_key(last)) || self.keys.contains(&name_key(whole))
             }
         })
     }
@@ -134,14 +141,6 @@ fn name_key(s: &str) -> String {
 
 fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
     s.chars().flat_map(char::to_lowercase).map(|c| if c == 'ς' { 'σ' } else { c })
-}
-
-/// Whether `name_key(s) == key`, without allocating.
-fn same_key(s: &str, key: &str) -> bool {
-    if s.is_ascii() {
-        return s.len() == key.len() && s.eq_ignore_ascii_case(key);
-    }
-    key_chars(s).eq(key.chars())
 }
 
 fn strip_md(path: &str) -> &str {

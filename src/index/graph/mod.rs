@@ -565,13 +565,8 @@ impl GraphNote {
     /// tags, headings, blocks, tasks, frontmatter and aliases.
     pub fn parse(meta: &FileMeta, text: &str) -> Self {
         let note = Note::parse(text);
-        let mut tags: Vec<String> = Vec::new();
-        for tag in note.tag_names() {
-            let tag = tag.to_lowercase();
-            if !tags.contains(&tag) {
-                tags.push(tag);
-            }
-        }
+        // `tag_names` has no two names equal in lower case.
+        let tags: Vec<String> = note.tag_names().iter().map(|tag| tag.to_lowercase()).collect();
         let mut links = frontmatter_links(text, &note.frontmatter);
         links.extend(note.links.iter().filter(|l| !l.external).map(|l| GraphLink::new(l, false, 0)));
         let unlisted_links = unlisted_links(text, &note, &links);
@@ -651,14 +646,15 @@ fn unlisted_links(text: &str, note: &Note, links: &[GraphLink]) -> bool {
         return false;
     }
     let first = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..block.yaml.start]).count();
-    yaml.split('\n').enumerate().any(|(i, line)| {
-        line.contains("[[") && !links.iter().any(|l| l.in_frontmatter && l.line == first + i)
-    })
+    let linked: foldhash::HashSet<usize> =
+        links.iter().filter(|l| l.in_frontmatter).map(|l| l.line).collect();
+    yaml.split('\n').enumerate().any(|(i, line)| line.contains("[[") && !linked.contains(&(first + i)))
 }
 
 /// Frontmatter `aliases` or `alias`: a list, or a comma-separated string.
 fn aliases(frontmatter: &Frontmatter) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen = foldhash::HashSet::default();
     for key in ["aliases", "alias"] {
         let values: Vec<String> = match frontmatter.get_ci(key) {
             Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
@@ -669,7 +665,7 @@ fn aliases(frontmatter: &Frontmatter) -> Vec<String> {
         };
         for alias in values {
             let alias = alias.trim();
-            if !alias.is_empty() && !out.iter().any(|a| a == alias) {
+            if !alias.is_empty() && seen.insert(alias.to_string()) {
                 out.push(alias.to_string());
             }
         }
