@@ -72,6 +72,29 @@ enum Tri {
     Maybe(Vec<Fact>, Vec<Fact>),
 }
 
+/// The variables a loop body sets, unknown when an iteration starts: Nunjucks keeps a `set`
+/// from one iteration to the next (`{% if not shown %}### Heading{% set shown = true %}{% endif %}`
+/// prints the heading for the first annotation only).
+fn carried(body: &[Node]) -> Vec<(String, Val)> {
+    fn walk(nodes: &[Node], out: &mut Vec<(String, Val)>) {
+        for node in nodes {
+            match node {
+                Node::Set { names, .. } => out.extend(names.iter().map(|n| (n.clone(), Val::Any))),
+                Node::If(branches) => branches.iter().for_each(|(_, b)| walk(b, out)),
+                Node::For { body, empty, .. } => {
+                    walk(body, out);
+                    walk(empty, out);
+                }
+                Node::FilterBlock { body, .. } | Node::Persist(body) => walk(body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut out);
+    out
+}
+
 fn globals() -> Vec<(String, Val)> {
     let field = |f| Val::Field(f, Vec::new());
     vec![
@@ -252,7 +275,9 @@ impl Eval<'_> {
         let var = vars.first().cloned().unwrap_or_default();
         match self.eval(iter) {
             Val::Annotations(facts) => {
-                let pat = self.scoped(vec![(var, Val::Ann), ("loop".into(), Val::Any)], |ev| ev.nodes(body));
+                let mut scope = carried(body);
+                scope.extend([(var, Val::Ann), ("loop".into(), Val::Any)]);
+                let pat = self.scoped(scope, |ev| ev.nodes(body));
                 let prints_annotations =
                     [Field::Text, Field::Comment, Field::Image].iter().any(|f| pat.has_field(*f));
                 if prints_annotations {
@@ -299,8 +324,8 @@ impl Eval<'_> {
             }
             Val::Creators => Pat::Slot(Slot { field: Field::MetaAuthors, transforms: Vec::new() }),
             _ => {
-                let scope =
-                    vars.iter().map(|v| (v.clone(), Val::Any)).chain([("loop".into(), Val::Any)]).collect();
+                let mut scope = carried(body);
+                scope.extend(vars.iter().map(|v| (v.clone(), Val::Any)).chain([("loop".into(), Val::Any)]));
                 let pat = self.scoped(scope, |ev| ev.nodes(body));
                 if [Field::Text, Field::Image].iter().any(|f| pat.has_field(*f)) {
                     // A loop over a list built from the annotations.

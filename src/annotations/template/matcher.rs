@@ -31,11 +31,17 @@ pub struct Matcher {
     tiers: Vec<Tier>,
     /// Whether body `n` ends with a free-text slot that takes the lines after the match.
     open_end: Vec<bool>,
+    /// The characters an iteration can start with (of the bodies that start with constant text).
+    leads: Vec<char>,
 }
 
 #[derive(Debug, Clone)]
 struct Tier {
     regex: Regex,
+    /// The same expression held to start exactly where it is run (`\A`, not a line start):
+    /// for an iteration printed right after the last one on the same line, when the template's
+    /// `{%- endfor %}` ate the line break. Built the first time it is needed.
+    glued: std::sync::OnceLock<Option<Regex>>,
     /// Capture group index → meaning (index 0 unused).
     groups: Vec<Option<Group>>,
 }
@@ -96,7 +102,10 @@ impl Matcher {
                 tiers.push(tier);
             }
         }
-        Ok(Matcher { tiers, open_end })
+        let mut leads: Vec<char> = trimmed.iter().filter_map(first_chars).flatten().collect();
+        leads.sort_unstable();
+        leads.dedup();
+        Ok(Matcher { tiers, open_end, leads })
     }
 
     /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
@@ -107,8 +116,16 @@ impl Matcher {
         let mut hits: Vec<Hit> = Vec::new();
         let mut pos = from;
         while pos < to {
-            let Some((tier, caps)) = self.leftmost(hay, pos) else { break };
-            let whole = caps.get(0).map_or((pos, pos), |m| (m.start(), m.end()));
+            let glued =
+                (pos > from && !text[..pos].ends_with('\n')).then(|| self.glued_at(hay, pos)).flatten();
+            let (tier, caps, offset) = match glued {
+                Some((tier, caps)) => (tier, caps, pos),
+                None => match self.leftmost(hay, pos) {
+                    Some((tier, caps)) => (tier, caps, 0),
+                    None => break,
+                },
+            };
+            let whole = caps.get(0).map_or((pos, pos), |m| (offset + m.start(), offset + m.end()));
             if whole.1 == whole.0 {
                 // An empty iteration (every branch empty): skip a character and go on.
                 pos = next_char(text, whole.0);
@@ -121,7 +138,9 @@ impl Matcher {
                 match group {
                     Group::Body(n) => hit.body = *n,
                     Group::Branch(facts) => hit.facts.extend(facts.iter().cloned()),
-                    Group::Slot(slot, prefix) => hit.captures.push(capture(slot, prefix.as_deref(), m)),
+                    Group::Slot(slot, prefix) => {
+                        hit.captures.push(capture(slot, prefix.as_deref(), m, offset))
+                    }
                 }
             }
             if !has_content(&hit) && !self.open_end[hit.body] {
@@ -178,10 +197,16 @@ impl Matcher {
         let whole = caps.get(0)?;
         let hay = &hay[..limit];
         for (i, group) in tier.groups.iter().enumerate() {
-            let (Some(Group::Slot(..)), Some(m)) = (group, caps.get(i)) else { continue };
+            let (Some(Group::Slot(_, quote)), Some(m)) = (group, caps.get(i)) else { continue };
             // The lines of the field, from the start of the line it starts on (a field after
             // `\t- ` on a line of its own may have taken the next iteration's line from its `- `).
-            let first = hay[..m.start()].rfind('\n').map_or(0, |nl| nl + 1);
+            // Only when nothing but a list marker is before it on that line: a field after the
+            // template's own words, or after the quote marker the template puts there, is on its
+            // iteration's line.
+            let line_start = hay[..m.start()].rfind('\n').map_or(0, |nl| nl + 1);
+            let marker_only =
+                quote.is_none() && hay[line_start..m.start()].chars().all(|c| " \t-*+>".contains(c));
+            let first = if marker_only { line_start } else { m.start() };
             let inner_lines = hay[m.start()..m.end()].match_indices('\n').map(|(i, _)| m.start() + i + 1);
             for at in std::iter::once(first).chain(inner_lines) {
                 if at <= whole.start() || at >= m.end() {
@@ -197,8 +222,62 @@ impl Matcher {
                     return Some(at);
                 }
             }
+            // An iteration printed on the field's own line, right after the text before it.
+            let glued = hay[m.start()..m.end()]
+                .char_indices()
+                .skip(1)
+                .filter(|(_, c)| self.leads.contains(c))
+                .map(|(i, _)| m.start() + i)
+                .find(|&at| !hay[..at].ends_with('\n') && self.glued_at(hay, at).is_some());
+            if glued.is_some() {
+                return glued;
+            }
         }
         None
+    }
+
+    /// An iteration that starts exactly at `at` and carries a Zotero link or an image.
+    fn glued_at<'h>(&self, hay: &'h str, at: usize) -> Option<(&Tier, regex::Captures<'h>)> {
+        self.tiers.iter().find_map(|tier| {
+            let regex = tier.glued.get_or_init(|| glued(tier.regex.as_str())).as_ref()?;
+            let caps = regex.captures(&hay[at..])?;
+            let found = caps.get(0)?.as_str();
+            (found.contains("zotero://") || found.contains("![")).then_some((tier, caps))
+        })
+    }
+}
+
+/// `source` with each body held to start where the search starts instead of at a line start.
+fn glued(source: &str) -> Option<Regex> {
+    let source = source.replace("(?:^[ \\t]*", "(?:\\A[ \\t]*");
+    RegexBuilder::new(&source).size_limit(64 << 20).dfa_size_limit(16 << 20).build().ok()
+}
+
+/// The characters `p` can start with, blanks aside; `None` when it can start with a field.
+fn first_chars(p: &Pat) -> Option<Vec<char>> {
+    match p {
+        Pat::Lit(s) => Some(s.trim_start().chars().next().into_iter().collect()),
+        Pat::Slot(_) | Pat::Repeat(_) | Pat::Loop(_) => None,
+        Pat::Alt(branches) => {
+            let mut out = Vec::new();
+            for (_, b) in branches {
+                out.extend(first_chars(b)?);
+            }
+            Some(out)
+        }
+        Pat::Seq(items) => {
+            let mut out = Vec::new();
+            for item in items {
+                out.extend(first_chars(item)?);
+                let may_vanish = matches!(item, Pat::Lit(s) if s.trim().is_empty())
+                    || alt_has_empty(item)
+                    || item.is_empty();
+                if !may_vanish {
+                    return Some(out);
+                }
+            }
+            Some(out)
+        }
     }
 }
 
@@ -223,6 +302,11 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         b.group(Group::Body(n), "");
         b.line_prefix = Some(String::new());
         b.pat(&bodies[n], true);
+        // A body that may end with a field (or with what may be left out after one) ends at the
+        // end of a line (a block id may follow), so that the field is not cut short.
+        if !ends_in_constant(&bodies[n]) {
+            b.out.push_str(r"[ \t]*(?:\^[A-Za-z0-9-]+[ \t]*)?$");
+        }
         b.out.push(')');
     }
     let regex = RegexBuilder::new(&b.out)
@@ -230,7 +314,7 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         .dfa_size_limit(16 << 20)
         .build()
         .map_err(|e| BuildError(format!("the annotation loop is too large to match ({e})")))?;
-    Ok(Tier { regex, groups: b.groups })
+    Ok(Tier { regex, glued: std::sync::OnceLock::new(), groups: b.groups })
 }
 
 fn next_char(text: &str, at: usize) -> usize {
@@ -266,7 +350,7 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     hit.end = taken_end;
 }
 
-fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>) -> Capture {
+fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize) -> Capture {
     let mut value = m.as_str().to_string();
     let mut partial = false;
     for t in slot.transforms.iter().rev() {
@@ -282,7 +366,8 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>) -> Capture {
     if let Some(prefix) = prefix.map(str::trim).filter(|p| !p.is_empty()) {
         value = strip_continuation(&value, prefix);
     }
-    Capture { field: slot.field, value: value.trim().to_string(), span: (m.start(), m.end()), partial }
+    let span = (offset + m.start(), offset + m.end());
+    Capture { field: slot.field, value: value.trim().to_string(), span, partial }
 }
 
 fn undo_nl2br(s: &str) -> String {
@@ -421,6 +506,22 @@ fn non_empty(p: &Pat) -> Option<Pat> {
 }
 
 /// Whether the last thing the body prints (through its branches) is free text.
+/// Whether every way through `p` ends with the template's constant text (not blank).
+fn ends_in_constant(p: &Pat) -> bool {
+    match p {
+        Pat::Lit(s) => !s.trim().is_empty(),
+        Pat::Seq(items) => items
+            .iter()
+            .rev()
+            .find(|i| !i.is_empty() && !matches!(i, Pat::Lit(s) if s.trim().is_empty()))
+            .is_some_and(ends_in_constant),
+        Pat::Alt(branches) => {
+            !branches.is_empty() && branches.iter().all(|(_, b)| !b.is_empty() && ends_in_constant(b))
+        }
+        Pat::Slot(_) | Pat::Repeat(_) | Pat::Loop(_) => false,
+    }
+}
+
 fn ends_in_free_text(p: &Pat) -> bool {
     match p {
         Pat::Slot(s) => s.field.is_free_text(),
