@@ -39,6 +39,8 @@ pub struct FsVault {
     dir: Arc<sys::Dir>,
     /// The paths this process wrote, shared by clones (see [`FsVault::take_written`]).
     journal: Arc<Journal>,
+    /// The folders the last listing of the whole vault could not read.
+    unreadable: Arc<Mutex<Vec<String>>>,
 }
 
 /// The paths written through a vault since they were last taken.
@@ -60,7 +62,7 @@ impl FsVault {
         let not_a_vault = || VaultError::NotAVault { path: given.display().to_string() };
         let root = fs::canonicalize(given).map_err(|_| not_a_vault())?;
         let dir = sys::Dir::open_root(&root).map_err(|_| not_a_vault())?;
-        Ok(Self { root, dir: Arc::new(dir), journal: Arc::default() })
+        Ok(Self { root, dir: Arc::new(dir), journal: Arc::default(), unreadable: Arc::default() })
     }
 
     /// Fails with [`VaultError::VaultGone`] when the root folder is no longer where it was
@@ -113,6 +115,18 @@ impl FsVault {
             Err(VaultError::NotFound { .. }) => Ok(path.clone()),
             Err(err) => Err(err),
         }
+    }
+
+    /// The folders the last listing of the whole vault could not read, each with the reason
+    /// (their notes are missing from the listing and the index).
+    pub fn unreadable(&self) -> Vec<String> {
+        self.unreadable.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Fails with [`VaultError::VaultGone`] when the vault folder was moved, renamed or deleted
+    /// since it was opened.
+    pub fn check_present(&self) -> Result<(), VaultError> {
+        self.ensure_here()
     }
 
     /// The canonical root folder.
@@ -273,7 +287,14 @@ impl Vault for FsVault {
         if !dir.is_dir() {
             return Err(VaultError::NotFound { path: folder.to_string() });
         }
-        let mut out = self.walk(&dir, folder.as_str());
+        let found = self.walk(&dir, folder.as_str());
+        if folder.is_root() {
+            *self.unreadable.lock().unwrap_or_else(|e| e.into_inner()) = found.unreadable;
+        }
+        if !found.temps.is_empty() {
+            self.sweep_temps(&found.temps);
+        }
+        let mut out = found.files;
         out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
@@ -347,6 +368,17 @@ impl Vault for FsVault {
 
     fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError> {
         self.locked(path, || self.trash_locked(path))
+    }
+
+    fn trash_if(
+        &self,
+        path: &VaultPath,
+        still: &mut dyn FnMut(Option<&str>) -> bool,
+    ) -> Result<Option<VaultPath>, VaultError> {
+        self.locked(path, || {
+            let text = self.read(path).ok();
+            if still(text.as_deref()) { self.trash_locked(path).map(Some) } else { Ok(None) }
+        })
     }
 
     fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError> {
