@@ -220,3 +220,45 @@ async fn a_folder_that_cannot_be_read_is_reported_by_the_tools() {
     let status = client.ok("obsidian_check_status", json!({})).await;
     assert_eq!(status["vault"]["unreadable_folders"].as_array().map(Vec::len), Some(1), "{status}");
 }
+
+/// Path tricks: `..`, absolute paths, a name over 255 bytes, the trash and protected folders
+/// reached through a link are refused with a reason, and nothing is written outside or there.
+#[tokio::test]
+async fn path_tricks_are_refused_with_a_reason() {
+    let parent = tempfile::tempdir().unwrap();
+    let root = parent.path().join("Vault");
+    std::fs::create_dir_all(root.join(".obsidian")).unwrap();
+    std::fs::write(root.join("a.md"), "a\n").unwrap();
+    symlink(".obsidian", root.join("Settings")).unwrap();
+    let client = client(&root, ()).await;
+    let long = format!("{}.md", "n".repeat(300));
+    let outside = parent.path().join("out.md");
+    let absolute = outside.to_str().unwrap();
+    for path in ["../out.md", "a/../../out.md", absolute, long.as_str(), ".trash/x.md", "Settings/x.md"] {
+        let args = json!({"path": path, "content": "x", "confirm": true});
+        let err = client.err("obsidian_write_note", args).await;
+        assert!(err.len() > 20, "{path}: {err}");
+        let moved = json!({"filePath": "a.md", "newPath": path, "confirm": true});
+        client.err("obsidian_move_file", moved).await;
+    }
+    assert!(!outside.exists());
+    assert!(!root.join(".obsidian/x.md").exists() && !root.join(".trash/x.md").exists());
+    assert_eq!(std::fs::read_to_string(root.join("a.md")).unwrap(), "a\n");
+    let err = client.err("obsidian_write_note", json!({"path": long, "content": "x"})).await;
+    assert!(err.contains("255"), "{err}");
+}
+
+/// A note whose name differs from another's only by its Unicode form (NFC and NFD side by side):
+/// each can still be read by its own bytes' form, and a write changes the one named, not both.
+#[tokio::test]
+async fn look_alike_names_are_kept_apart() {
+    let vault = tempfile::tempdir().unwrap();
+    std::fs::write(vault.path().join("Caf\u{e9}.md"), "composed\n").unwrap();
+    std::fs::write(vault.path().join("Cafe\u{301}.md"), "decomposed\n").unwrap();
+    let client = client(vault.path(), ()).await;
+    client.ok("append_to_note", json!({"path": "Caf\u{e9}.md", "content": "more\n"})).await;
+    let decomposed = std::fs::read_to_string(vault.path().join("Cafe\u{301}.md")).unwrap();
+    assert_eq!(decomposed, "decomposed\n");
+    let listed = client.ok("list_notes", json!({})).await;
+    assert!(listed.to_string().contains("Caf"), "{listed}");
+}

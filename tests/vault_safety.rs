@@ -397,3 +397,31 @@ fn a_folder_that_cannot_be_read_is_reported() {
     vault.list(&VaultPath::root()).unwrap();
     assert!(vault.unreadable().is_empty());
 }
+
+/// Two files whose names differ only in Unicode form (NFC and NFD side by side) have one vault
+/// path: it is listed once (the composed file, which reads and writes reach), and the pair is
+/// reported so the user can rename one.
+#[test]
+fn look_alike_names_are_listed_once_and_reported() {
+    let (_dir, root, vault) = vault();
+    std::fs::write(root.join("Caf\u{e9}.md"), "composed").unwrap();
+    std::fs::write(root.join("Cafe\u{301}.md"), "decomposed").unwrap();
+    let listed = vault.list(&VaultPath::root()).unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let unread = vault.unreadable();
+    assert!(unread.len() == 1 && unread[0].contains("Unicode"), "{unread:?}");
+}
+
+/// A folder listed through an in-vault symbolic link into a hidden folder (`.obsidian`) is
+/// refused: its names are not shown.
+#[test]
+fn hidden_folders_are_not_listed_through_a_link() {
+    let (_dir, root, vault) = vault();
+    std::fs::create_dir_all(root.join(".obsidian/plugins/secret")).unwrap();
+    std::fs::write(root.join(".obsidian/app.json"), "{}").unwrap();
+    symlink(".obsidian", root.join("Settings")).unwrap();
+    let err = vault.list_dir(&p("Settings")).unwrap_err();
+    assert!(err.to_string().contains("hidden"), "{err}");
+    let err = vault.list(&p("Settings")).unwrap_err();
+    assert!(err.to_string().contains("hidden"), "{err}");
+}

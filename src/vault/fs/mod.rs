@@ -174,6 +174,22 @@ impl FsVault {
         }
     }
 
+    /// The filesystem path of the folder `folder` to list; refused when a symbolic link leads it
+    /// into a hidden folder (`.obsidian`, `.git`, …), whose names are listed by their own name only.
+    fn listable(&self, folder: &VaultPath) -> Result<PathBuf, VaultError> {
+        let real = self.real_path(folder)?;
+        if real != *folder && real.is_hidden() && !folder.is_hidden() {
+            return Err(VaultError::InvalidPath {
+                path: folder.to_string(),
+                reason: format!(
+                    "it is a symbolic link into the hidden folder {real}; Scholia does not list hidden folders \
+                     through links (list the folders that hold notes)"
+                ),
+            });
+        }
+        self.full(folder)
+    }
+
     /// Reads the note at `path`, opened by the kernel beneath the root folder (`openat2` with
     /// `RESOLVE_BENEATH`: no `..` and no symlink may lead out of it): one call for the open and
     /// the vault check, which the index build pays for every note. Where that is refused (an
@@ -283,25 +299,35 @@ impl FsVault {
 impl Vault for FsVault {
     fn list(&self, folder: &VaultPath) -> Result<Vec<FileMeta>, VaultError> {
         self.ensure_here()?;
-        let dir = self.full(folder)?;
+        let dir = self.listable(folder)?;
         if !dir.is_dir() {
             return Err(VaultError::NotFound { path: folder.to_string() });
         }
-        let found = self.walk(&dir, folder.as_str());
-        if folder.is_root() {
-            *self.unreadable.lock().unwrap_or_else(|e| e.into_inner()) = found.unreadable;
-        }
+        let mut found = self.walk(&dir, folder.as_str());
         if !found.temps.is_empty() {
             self.sweep_temps(&found.temps);
         }
-        let mut out = found.files;
-        out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        found.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        found.files.dedup_by(|b, a| {
+            let twin = a.path == b.path;
+            if twin {
+                found.unreadable.push(format!(
+                    "{}: two files here have this name, written in different Unicode forms (composed and \
+                     decomposed); Scholia reads and writes the composed one only: rename the other",
+                    a.path
+                ));
+            }
+            twin
+        });
+        if folder.is_root() {
+            *self.unreadable.lock().unwrap_or_else(|e| e.into_inner()) = found.unreadable;
+        }
+        Ok(found.files)
     }
 
     fn list_dir(&self, folder: &VaultPath) -> Result<Vec<DirEntry>, VaultError> {
         self.ensure_here()?;
-        let dir = self.full(folder)?;
+        let dir = self.listable(folder)?;
         let entries = fs::read_dir(&dir).map_err(|e| Self::io(folder, e))?;
         let mut out = Vec::new();
         for entry in entries.flatten() {
