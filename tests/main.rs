@@ -1,8 +1,12 @@
 //! Integration tests: one binary, one module per area, shared helpers in `check`.
 
 mod annotations;
+#[cfg(feature = "mcp")]
+mod attack;
 mod check;
 mod cli;
+#[cfg(feature = "mcp")]
+mod crash;
 mod example_vault;
 mod graph;
 mod hostile;

@@ -352,3 +352,76 @@ fn writes_to_a_vault_that_is_gone_say_so() {
     std::fs::remove_dir_all(parent.path().join("Moved")).unwrap();
     assert!(matches!(vault.append(&p("a.md"), "x"), Err(VaultError::VaultGone { .. })));
 }
+
+/// Temporary files a killed writer left (`.scholia-PID-N.tmp`, hidden) are never listed, and the
+/// next listing of the whole vault removes them (under the write lock, so none that a live writer
+/// is filling); other hidden files stay.
+#[test]
+fn temporary_files_left_by_a_killed_writer_are_swept() {
+    let (_dir, root, vault) = vault();
+    std::fs::create_dir(root.join("Sub")).unwrap();
+    std::fs::write(root.join("Sub/N.md"), "n").unwrap();
+    for stale in [".scholia-999999-1.tmp", "Sub/.scholia-999999-2.tmp"] {
+        std::fs::write(root.join(stale), "half a no").unwrap();
+    }
+    std::fs::write(root.join("Sub/.scholia-notes.tmp"), "mine").unwrap();
+    let listed = vault.list(&VaultPath::root()).unwrap();
+    assert_eq!(listed.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["Sub/N.md"]);
+    assert_eq!(files(&root), ["Sub/.scholia-notes.tmp", "Sub/N.md"]);
+}
+
+/// Makes folders named `name` `depth` deep under `root` (one at a time, relative, so the whole
+/// path may exceed what the system accepts) with `note` in the deepest.
+pub fn deep_folders(root: &Path, name: &str, depth: usize) {
+    let script = format!(
+        "for i in $(seq {depth}); do mkdir {name} && cd -P {name} || exit 1; done; echo deep > deep.md"
+    );
+    let ok = std::process::Command::new("sh").arg("-c").arg(script).current_dir(root).status().unwrap();
+    assert!(ok.success());
+}
+
+/// A folder the listing cannot read (here: its path is longer than the system allows) is
+/// reported, not silently left out.
+#[test]
+fn a_folder_that_cannot_be_read_is_reported() {
+    let (_dir, root, vault) = vault();
+    std::fs::write(root.join("top.md"), "top").unwrap();
+    deep_folders(&root, &"d".repeat(250), 20);
+    let listed = vault.list(&VaultPath::root()).unwrap();
+    assert_eq!(listed.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["top.md"]);
+    let unread = vault.unreadable();
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert!(unread[0].starts_with(&"d".repeat(250)) && unread[0].contains("too long"), "{unread:?}");
+    // Fixed (the deep folders gone), the next listing reports nothing.
+    std::fs::remove_dir_all(root.join("d".repeat(250))).ok();
+    vault.list(&VaultPath::root()).unwrap();
+    assert!(vault.unreadable().is_empty());
+}
+
+/// Two files whose names differ only in Unicode form (NFC and NFD side by side) have one vault
+/// path: it is listed once (the composed file, which reads and writes reach), and the pair is
+/// reported so the user can rename one.
+#[test]
+fn look_alike_names_are_listed_once_and_reported() {
+    let (_dir, root, vault) = vault();
+    std::fs::write(root.join("Caf\u{e9}.md"), "composed").unwrap();
+    std::fs::write(root.join("Cafe\u{301}.md"), "decomposed").unwrap();
+    let listed = vault.list(&VaultPath::root()).unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let unread = vault.unreadable();
+    assert!(unread.len() == 1 && unread[0].contains("Unicode"), "{unread:?}");
+}
+
+/// A folder listed through an in-vault symbolic link into a hidden folder (`.obsidian`) is
+/// refused: its names are not shown.
+#[test]
+fn hidden_folders_are_not_listed_through_a_link() {
+    let (_dir, root, vault) = vault();
+    std::fs::create_dir_all(root.join(".obsidian/plugins/secret")).unwrap();
+    std::fs::write(root.join(".obsidian/app.json"), "{}").unwrap();
+    symlink(".obsidian", root.join("Settings")).unwrap();
+    let err = vault.list_dir(&p("Settings")).unwrap_err();
+    assert!(err.to_string().contains("hidden"), "{err}");
+    let err = vault.list(&p("Settings")).unwrap_err();
+    assert!(err.to_string().contains("hidden"), "{err}");
+}

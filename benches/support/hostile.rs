@@ -20,6 +20,9 @@ pub const SHAPES: &[(&str, Shape)] = &[
     ("distinct wikilinks", wikilinks),
     ("distinct frontmatter tags", frontmatter_tags),
     ("distinct aliases", aliases),
+    ("quotes nested on one line `> > > …`", nested_quotes),
+    ("list items nested on one line `- - - …`", nested_list_items),
+    ("a list indented one more space each line", staircase_list),
 ];
 
 /// `unit` repeated to about `size` bytes.
@@ -108,4 +111,19 @@ fn numbered(size: usize, item: impl Fn(usize) -> String) -> String {
         i += 1;
     }
     out
+}
+
+/// One line of `> ` openers: a quote nested as deep as the note is long.
+pub fn nested_quotes(size: usize) -> String {
+    repeat("> ", size)
+}
+
+/// One line of `- ` markers: a list item nested as deep as the note is long.
+pub fn nested_list_items(size: usize) -> String {
+    repeat("- ", size)
+}
+
+/// List items, each indented one space more than the one before.
+pub fn staircase_list(size: usize) -> String {
+    numbered(size, |i| format!("{}- item\n", " ".repeat(i)))
 }

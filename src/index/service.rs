@@ -169,6 +169,9 @@ pub struct Status {
     pub watcher_error: Option<String>,
     /// Why the first build failed.
     pub error: Option<String>,
+    /// Folders the last listing could not read (with the reason): their notes are missing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_folders: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -335,10 +338,11 @@ impl IndexService {
             ),
             _ => (0, 0, 0, 0, 0),
         };
+        let unreadable_folders = s.vault.unreadable();
         let info = s.info();
         Status {
             state: info.state,
-            complete: info.state == State::Ready,
+            complete: info.state == State::Ready && unreadable_folders.is_empty(),
             done: s.done.load(Ordering::Relaxed),
             total: s.total.load(Ordering::Relaxed),
             rebuilding: s.rebuilding.load(Ordering::Relaxed),
@@ -354,6 +358,7 @@ impl IndexService {
             events: s.events.load(Ordering::Relaxed),
             watcher_error: info.watcher_error.clone(),
             error: info.error.clone(),
+            unreadable_folders,
         }
     }
 

@@ -185,28 +185,45 @@ pub struct LineMatch {
 /// The lines holding `matches` (sorted byte ranges of `text`), each with its highlighted context;
 /// at most `max` lines, and how many lines matched in all.
 pub fn lines(text: &str, matches: &[Range<usize>], width: usize, max: usize) -> (Vec<LineMatch>, usize) {
-    let mut out = Vec::new();
-    let mut count = 0;
-    let mut line = 1;
-    let mut line_start = 0;
-    let mut i = 0;
-    while i < matches.len() {
-        let start = matches[i].start;
-        line += memchr::memchr_iter(b'\n', &text.as_bytes()[line_start..start]).count();
-        line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+    lines_of(text, matches.iter().cloned(), width, max)
+}
+
+/// [`lines`] over matches that come one by one (a regular expression's, say): they are read
+/// once, never held beyond one line's, and at most `width` of one line (more cannot show in its
+/// context), so memory does not grow with the matches.
+pub fn lines_of(
+    text: &str,
+    matches: impl Iterator<Item = Range<usize>>,
+    width: usize,
+    max: usize,
+) -> (Vec<LineMatch>, usize) {
+    let mut matches = matches.peekable();
+    let (mut out, mut count, mut line, mut counted) = (Vec::new(), 0, 1, 0);
+    while let Some(first) = matches.next() {
+        let start = first.start;
         let line_end = text[start..].find('\n').map_or(text.len(), |p| start + p);
-        let line_end = if text[..line_end].ends_with('\r') { line_end - 1 } else { line_end };
-        let j = i + matches[i..].iter().take_while(|m| m.start < line_end.max(start + 1)).count();
+        let ends = line_end.max(start + 1);
         count += 1;
-        if out.len() < max {
-            let line_text = &text[line_start..line_end];
-            let local: Vec<Range<usize>> = matches[i..j]
-                .iter()
-                .map(|m| m.start - line_start..m.end.min(line_end).max(m.start) - line_start)
-                .collect();
-            out.push(LineMatch { line, context: snippet(line_text, &local, width, 0) });
+        if out.len() >= max {
+            // Counted; the rest of this line's matches skipped.
+            while matches.next_if(|m| m.start < ends).is_some() {}
+            continue;
         }
-        i = j.max(i + 1);
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..start]).count();
+        counted = start;
+        let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = if text[..line_end].ends_with('\r') { line_end - 1 } else { line_end };
+        let mut local = vec![first];
+        while let Some(m) = matches.next_if(|m| m.start < ends) {
+            if local.len() < width.max(1) {
+                local.push(m);
+            }
+        }
+        let local: Vec<Range<usize>> = local
+            .iter()
+            .map(|m| m.start - line_start..m.end.min(line_end).max(m.start) - line_start)
+            .collect();
+        out.push(LineMatch { line, context: snippet(&text[line_start..line_end], &local, width, 0) });
     }
     (out, count)
 }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::reply::fail;
 use super::server::{ConfirmPolicy, Scholia};
 use crate::note::Note;
-use crate::vault::{Change, VaultPath};
+use crate::vault::{Change, Vault as _, VaultPath};
 
 /// A replace that removes more text than this (bytes) is destructive.
 const LARGE_REMOVAL: usize = 1024;
@@ -254,6 +254,24 @@ fn needs_confirm(what: &str) -> String {
 
 fn declined(what: &str) -> String {
     format!("the user did not approve: {what}; nothing was changed (do not retry unless the user asks)")
+}
+
+impl Scholia {
+    /// Moves `path` to `.trash/` after the user approved `what`, only when it still holds the
+    /// text it held when the user was asked (`before`; `None`: not text); else refuses, the
+    /// change kept.
+    pub(super) fn trash_approved(
+        &self,
+        path: &VaultPath,
+        before: Option<&str>,
+        what: &str,
+    ) -> Result<VaultPath, String> {
+        match self.vault.trash_if(path, &mut |now| now == before) {
+            Ok(Some(trashed)) => Ok(trashed),
+            Ok(None) => Err(changed_while_asked(what)),
+            Err(e) => Err(e.to_string()),
+        }
+    }
 }
 
 fn changed_while_asked(what: &str) -> String {

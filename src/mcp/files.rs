@@ -130,11 +130,12 @@ impl Scholia {
         }
         let broken = links.iter().filter(|l| l.now_opens.is_none()).count();
         let what = format!("delete {path} (to .trash/), breaking {broken} links");
+        let before = self.vault.read(&path).ok();
         let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
         if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
-        let trashed = attempt!(self.vault.trash(&path));
+        let trashed = attempt!(self.trash_approved(&path, before.as_deref(), &what));
         Ok(deleted(&path, links, Some(trashed)).into())
     }
 

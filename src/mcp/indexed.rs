@@ -30,6 +30,11 @@ impl Scholia {
         let state = if !live && state == State::Ready { State::Building } else { state };
         value["index"] = json!(state);
         value["complete"] = json!(live && state == State::Ready);
+        let unreadable = self.vault.unreadable();
+        if !unreadable.is_empty() {
+            value["complete"] = json!(false);
+            value["unreadable_folders"] = json!(unreadable);
+        }
         if !live {
             value["progress"] = json!({"done": done.min(total), "total": total});
             value["index_note"] = json!(match state {

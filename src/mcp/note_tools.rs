@@ -322,11 +322,12 @@ impl Scholia {
             Some(w) => format!("delete {path} (it goes to .trash/; {w})"),
             None => format!("delete {path} (it goes to .trash/; no note links to it)"),
         };
+        let before = self.vault.read(&path).ok();
         let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
         if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
-        let trashed = attempt!(self.vault.trash(&path));
+        let trashed = attempt!(self.trash_approved(&path, before.as_deref(), &what));
         value["trashed_to"] = json!(trashed.as_str());
         Ok(ok(&format!("moved {path} to {trashed}"), value).into())
     }

@@ -179,11 +179,12 @@ impl Scholia {
             ));
         }
         let what = format!("delete the {} note {path} (it goes to .trash/)", period.name());
+        let before = self.vault.read(&path).ok();
         let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
         if let Err(refusal) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(refusal);
         }
-        match self.vault.trash(&path) {
+        match self.trash_approved(&path, before.as_deref(), &what) {
             Ok(trashed) => answer(ok(
                 &format!("moved {path} to {trashed}"),
                 json!({"path": path.as_str(), "period": period, "trashed_to": trashed.as_str()}),

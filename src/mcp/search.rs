@@ -2,8 +2,6 @@
 //! to the notes that can hold the text, and read on every core), a regular-expression scan, and
 //! ranked search over the index with highlighted snippets.
 
-use std::ops::Range;
-
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
@@ -179,7 +177,8 @@ pub fn regex_counts(vault: &dyn Vault, paths: &[VaultPath], re: &Regex) -> Vec<(
 }
 
 /// The lines of the note at `path` where `re` matches (at most `max`, each with about `width`
-/// characters of highlighted context), and how many lines match in all.
+/// characters of highlighted context), and how many lines match in all; the matches are
+/// streamed, never collected.
 pub fn regex_lines(
     vault: &dyn Vault,
     path: &VaultPath,
@@ -188,9 +187,8 @@ pub fn regex_lines(
     max: usize,
 ) -> (Vec<LineMatch>, usize) {
     let text = vault.read(path).unwrap_or_default();
-    let ranges: Vec<Range<usize>> =
-        re.find_iter(&text).filter(|m| !m.is_empty()).map(|m| m.range()).collect();
-    snippet::lines(&text, &ranges, width, max)
+    let ranges = re.find_iter(&text).filter(|m| !m.is_empty()).map(|m| m.range());
+    snippet::lines_of(&text, ranges, width, max)
 }
 
 /// One ranked result.

@@ -285,12 +285,16 @@ impl ServerHandler for Scholia {
     }
 
     /// The one place tool calls are dispatched: each runs guarded, so a panic in a tool
-    /// becomes a tool error.
+    /// becomes a tool error; none runs on a vault folder that is gone (no stale or empty answer
+    /// that looks complete).
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if let Err(gone) = self.vault.check_present() {
+            return Ok(super::reply::fail(gone.to_string()).into());
+        }
         let name = request.name.clone();
         let this = self.clone();
         let call = async move {

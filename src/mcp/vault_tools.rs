@@ -245,6 +245,7 @@ impl Scholia {
                 "found_by": settings.config.vault_source,
                 "notes": notes,
                 "other_files": files.len() - notes,
+                "unreadable_folders": self.vault.unreadable(),
             },
             "index": self.index_state(),
             "read_only": settings.read_only,

@@ -168,6 +168,20 @@ pub trait Vault: Send + Sync {
     /// Moves a file into the vault's `.trash/` folder, as Obsidian does, and returns where it went.
     fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError>;
 
+    /// Moves a file to `.trash/` (as [`Vault::trash`]) only when `still` accepts its text
+    /// (`None`: not text), read and moved as one step; `Ok(None)` when `still` refused.
+    fn trash_if(
+        &self,
+        path: &VaultPath,
+        still: &mut dyn FnMut(Option<&str>) -> bool,
+    ) -> Result<Option<VaultPath>, VaultError> {
+        let text = self.read(path).ok();
+        if !still(text.as_deref()) {
+            return Ok(None);
+        }
+        self.trash(path).map(Some)
+    }
+
     /// Renames or moves a file (also out of `.trash/`, to restore it); fails with `AlreadyExists`
     /// if the target exists.
     fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError>;

@@ -39,6 +39,8 @@ pub struct FsVault {
     dir: Arc<sys::Dir>,
     /// The paths this process wrote, shared by clones (see [`FsVault::take_written`]).
     journal: Arc<Journal>,
+    /// The folders the last listing of the whole vault could not read.
+    unreadable: Arc<Mutex<Vec<String>>>,
 }
 
 /// The paths written through a vault since they were last taken.
@@ -60,7 +62,7 @@ impl FsVault {
         let not_a_vault = || VaultError::NotAVault { path: given.display().to_string() };
         let root = fs::canonicalize(given).map_err(|_| not_a_vault())?;
         let dir = sys::Dir::open_root(&root).map_err(|_| not_a_vault())?;
-        Ok(Self { root, dir: Arc::new(dir), journal: Arc::default() })
+        Ok(Self { root, dir: Arc::new(dir), journal: Arc::default(), unreadable: Arc::default() })
     }
 
     /// Fails with [`VaultError::VaultGone`] when the root folder is no longer where it was
@@ -115,6 +117,18 @@ impl FsVault {
         }
     }
 
+    /// The folders the last listing of the whole vault could not read, each with the reason
+    /// (their notes are missing from the listing and the index).
+    pub fn unreadable(&self) -> Vec<String> {
+        self.unreadable.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Fails with [`VaultError::VaultGone`] when the vault folder was moved, renamed or deleted
+    /// since it was opened.
+    pub fn check_present(&self) -> Result<(), VaultError> {
+        self.ensure_here()
+    }
+
     /// The canonical root folder.
     pub fn root(&self) -> &Path {
         &self.root
@@ -158,6 +172,22 @@ impl FsVault {
             Ok(place) if place.kind.is_some() => Ok(self.root.join(place.disk)),
             _ => Ok(full),
         }
+    }
+
+    /// The filesystem path of the folder `folder` to list; refused when a symbolic link leads it
+    /// into a hidden folder (`.obsidian`, `.git`, …), whose names are listed by their own name only.
+    fn listable(&self, folder: &VaultPath) -> Result<PathBuf, VaultError> {
+        let real = self.real_path(folder)?;
+        if real != *folder && real.is_hidden() && !folder.is_hidden() {
+            return Err(VaultError::InvalidPath {
+                path: folder.to_string(),
+                reason: format!(
+                    "it is a symbolic link into the hidden folder {real}; Scholia does not list hidden folders \
+                     through links (list the folders that hold notes)"
+                ),
+            });
+        }
+        self.full(folder)
     }
 
     /// Reads the note at `path`, opened by the kernel beneath the root folder (`openat2` with
@@ -269,18 +299,35 @@ impl FsVault {
 impl Vault for FsVault {
     fn list(&self, folder: &VaultPath) -> Result<Vec<FileMeta>, VaultError> {
         self.ensure_here()?;
-        let dir = self.full(folder)?;
+        let dir = self.listable(folder)?;
         if !dir.is_dir() {
             return Err(VaultError::NotFound { path: folder.to_string() });
         }
-        let mut out = self.walk(&dir, folder.as_str());
-        out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        let mut found = self.walk(&dir, folder.as_str());
+        if !found.temps.is_empty() {
+            self.sweep_temps(&found.temps);
+        }
+        found.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        found.files.dedup_by(|b, a| {
+            let twin = a.path == b.path;
+            if twin {
+                found.unreadable.push(format!(
+                    "{}: two files here have this name, written in different Unicode forms (composed and \
+                     decomposed); Scholia reads and writes the composed one only: rename the other",
+                    a.path
+                ));
+            }
+            twin
+        });
+        if folder.is_root() {
+            *self.unreadable.lock().unwrap_or_else(|e| e.into_inner()) = found.unreadable;
+        }
+        Ok(found.files)
     }
 
     fn list_dir(&self, folder: &VaultPath) -> Result<Vec<DirEntry>, VaultError> {
         self.ensure_here()?;
-        let dir = self.full(folder)?;
+        let dir = self.listable(folder)?;
         let entries = fs::read_dir(&dir).map_err(|e| Self::io(folder, e))?;
         let mut out = Vec::new();
         for entry in entries.flatten() {
@@ -347,6 +394,17 @@ impl Vault for FsVault {
 
     fn trash(&self, path: &VaultPath) -> Result<VaultPath, VaultError> {
         self.locked(path, || self.trash_locked(path))
+    }
+
+    fn trash_if(
+        &self,
+        path: &VaultPath,
+        still: &mut dyn FnMut(Option<&str>) -> bool,
+    ) -> Result<Option<VaultPath>, VaultError> {
+        self.locked(path, || {
+            let text = self.read(path).ok();
+            if still(text.as_deref()) { self.trash_locked(path).map(Some) } else { Ok(None) }
+        })
     }
 
     fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError> {

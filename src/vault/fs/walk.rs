@@ -1,4 +1,5 @@
-//! Listing: every file under a folder, read on every core.
+//! Listing: every file under a folder, read on every core; the temporary files a killed writer
+//! left and the folders that could not be read are noted on the way.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,13 +9,54 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::FsVault;
 use crate::vault::{FileMeta, VaultPath};
 
+/// What a listing found: the files, and on the way the temporary files a writer left (vault
+/// paths) and the folders it could not read (each with the reason).
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    pub files: Vec<FileMeta>,
+    pub temps: Vec<String>,
+    pub unreadable: Vec<String>,
+}
+
+impl Found {
+    fn extend(&mut self, other: Found) {
+        self.files.extend(other.files);
+        self.temps.extend(other.temps);
+        self.unreadable.extend(other.unreadable);
+    }
+}
+
+/// Whether `name` is a temporary file of the write path (`.scholia-PID-N.tmp`).
+pub(super) fn is_temp_name(name: &str) -> bool {
+    let Some(middle) = name.strip_prefix(".scholia-").and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    middle.split_once('-').is_some_and(|(pid, n)| digits(pid) && digits(n))
+}
+
+/// Why a folder could not be read, as the user can act on it.
+fn unreadable(rel: &str, error: &std::io::Error) -> String {
+    let folder = if rel.is_empty() { "the vault folder" } else { rel };
+    let reason = match error.kind() {
+        std::io::ErrorKind::InvalidFilename => {
+            "its path is too long for the system (over 4096 bytes); its notes are not indexed: move them higher up".into()
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            "permission denied; its notes are not indexed: let the user running Scholia read it".into()
+        }
+        _ => format!("{error}; its notes are not indexed"),
+    };
+    format!("{folder}: {reason}")
+}
+
 impl FsVault {
     /// Every file under `dir` (vault path `rel`), in no order; hidden ones left out. Symbolic
     /// links are followed only when they stay inside the vault; linked folders are not entered
     /// (no loops, no escapes). Folders are read on every core: each thread takes the next
     /// folder found and not yet read, until none is left and no thread is reading one.
-    pub(super) fn walk(&self, dir: &Path, rel: &str) -> Vec<FileMeta> {
-        let mut out = Vec::new();
+    pub(super) fn walk(&self, dir: &Path, rel: &str) -> Found {
+        let mut out = Found::default();
         let mut pending = Vec::new();
         self.walk_one(dir, rel, &mut out, &mut pending);
         let threads = crate::index::cores::cores().min(pending.len());
@@ -26,7 +68,7 @@ impl FsVault {
         let changed = std::sync::Condvar::new();
         let failed = AtomicBool::new(false);
         let work = || {
-            let mut out = Vec::new();
+            let mut out = Found::default();
             let mut found = Vec::new();
             loop {
                 let mut state = queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -59,43 +101,51 @@ impl FsVault {
             out.extend(work());
             for helper in helpers {
                 match helper.join() {
-                    Ok(files) => out.extend(files),
+                    Ok(found) => out.extend(found),
                     Err(_) => failed.store(true, Ordering::Relaxed),
                 }
             }
         });
         if failed.load(Ordering::Relaxed) {
-            return self.walk_serial(Vec::new(), vec![(dir.to_path_buf(), rel.to_string())]);
+            return self.walk_serial(Found::default(), vec![(dir.to_path_buf(), rel.to_string())]);
         }
         out
     }
 
     /// Adds to `out` the files of the `pending` folders and of every folder under them, on this
     /// thread.
-    fn walk_serial(&self, mut out: Vec<FileMeta>, mut pending: Vec<(PathBuf, String)>) -> Vec<FileMeta> {
+    fn walk_serial(&self, mut out: Found, mut pending: Vec<(PathBuf, String)>) -> Found {
         while let Some((dir, rel)) = pending.pop() {
             self.walk_one(&dir, &rel, &mut out, &mut pending);
         }
         out
     }
 
-    /// The files of one folder into `out`, its folders into `folders`.
-    fn walk_one(&self, dir: &Path, rel: &str, out: &mut Vec<FileMeta>, folders: &mut Vec<(PathBuf, String)>) {
-        let Ok(entries) = fs::read_dir(dir) else { return };
+    /// The files of one folder into `out`, its folders into `folders`; a folder that cannot be
+    /// read (gone meanwhile is fine) is noted in `out`.
+    fn walk_one(&self, dir: &Path, rel: &str, out: &mut Found, folders: &mut Vec<(PathBuf, String)>) {
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => return out.unreadable.push(unreadable(rel, &e)),
+        };
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
+            let child_rel = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
             if name.starts_with('.') {
+                if is_temp_name(&name) {
+                    out.temps.push(child_rel);
+                }
                 continue;
             }
-            let child_rel = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
             let Ok(vpath) = VaultPath::new(&child_rel) else { continue };
             let Ok(kind) = entry.file_type() else { continue };
             if kind.is_dir() {
                 folders.push((entry.path(), vpath.as_str().to_string()));
             } else if kind.is_file() {
                 if let Ok(md) = entry.metadata() {
-                    out.push(Self::meta(vpath, &md));
+                    out.files.push(Self::meta(vpath, &md));
                 }
             } else if kind.is_symlink() {
                 let full = entry.path();
@@ -103,7 +153,7 @@ impl FsVault {
                     && let Ok(md) = fs::metadata(&full)
                     && md.is_file()
                 {
-                    out.push(Self::meta(vpath, &md));
+                    out.files.push(Self::meta(vpath, &md));
                 }
             }
         }

@@ -285,6 +285,20 @@ impl FsVault {
         self.dir.child(".trash").map_err(|_| refuse())
     }
 
+    /// Removes the temporary files a listing found (`paths`, vault paths), under the write lock:
+    /// every writer holds it while its temporary file exists, so one still there was left by a
+    /// writer that was killed. Best effort: one that cannot be removed stays hidden.
+    pub(super) fn sweep_temps(&self, paths: &[String]) {
+        let Ok(_lock) = self.dir.lock() else { return };
+        for path in paths.iter().filter_map(|p| VaultPath::new(p).ok()) {
+            if let Ok(place @ Place { kind: Some(Kind::File(_)), .. }) = self.locate(&path, false, false)
+                && super::walk::is_temp_name(&place.name)
+            {
+                let _ = place.dir.remove(&place.name);
+            }
+        }
+    }
+
     /// Moves `from` to `to` (which must be free) under the lock.
     pub(super) fn rename_locked(&self, from: &VaultPath, to: &VaultPath) -> Result<(), VaultError> {
         from.ensure_movable()?;
