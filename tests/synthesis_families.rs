@@ -76,7 +76,7 @@ pub fn occurrences(haystack: &str, needle: &str) -> usize {
 }
 
 /// Every annotation's text and comment appear in the body exactly once (a section's name may
-/// repeat: themes are shared names; a part of fewer than four words may also be inside another).
+/// repeat: themes are shared names; a part of fewer than six words may also be inside another).
 pub fn assert_once(output: &str, sources: &[SourceNote], what: &str) {
     let body = body_of(output);
     for ann in sources.iter().flat_map(|s| &s.doc.annotations) {
@@ -91,7 +91,7 @@ pub fn assert_once(output: &str, sources: &[SourceNote], what: &str) {
         for part in parts.into_iter().flatten() {
             let n = occurrences(body, part);
             // A short comment ("todo") may also be part of another annotation's words.
-            let exact = content_of(part).split_whitespace().count() >= 4;
+            let exact = content_of(part).split_whitespace().count() >= 6;
             assert!(n == 1 || (!exact && n > 1), "{what}: {part:?} appears {n} times\n{output}");
         }
     }

@@ -105,8 +105,7 @@ pub(crate) struct Body {
 pub(crate) fn body(ann: &Annotation) -> Body {
     let (comment, text) = (ann.comment.as_deref().map(clean_text), ann.text.as_deref().map(clean_text));
     let (comment, text) = (nonempty(comment.as_deref()), nonempty(text.as_deref()));
-    let image =
-        nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")));
+    let image = embed(ann);
     let is_code = Group::of(ann) == Group::Code;
     let mut code = None;
     let main = match (image, text) {
@@ -130,6 +129,21 @@ pub(crate) fn body(ann: &Annotation) -> Body {
         text = if code.is_some() { "Code:".to_string() } else { "*(empty annotation)*".to_string() };
     }
     Body { text, code }
+}
+
+/// What a section annotation shows besides its heading: its image embed, and its highlighted
+/// text when the heading came from the comment (else the text is the heading).
+pub(crate) fn section_content(ann: &Annotation) -> Option<String> {
+    let has_comment = ann.comment.as_deref().map(clean_text).is_some_and(|c| !c.trim().is_empty());
+    let text = ann.text.as_deref().map(clean_text).filter(|_| has_comment);
+    let parts: Vec<String> =
+        [embed(ann), text].into_iter().flatten().filter(|p| !p.trim().is_empty()).collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// `![[image.png]]` for an image annotation.
+fn embed(ann: &Annotation) -> Option<String> {
+    nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")))
 }
 
 /// The comment prefix in bold, as the user wrote it: `**THESIS:**`, `**THEME [method]:**`.

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::contrast::{MIN_SHARED_TERMS, Tension};
 use super::corpus::{Corpus, Item, Theme};
-use super::items::{Body, Group, body, prefix_label, push_body, short_ref};
+use super::items::{Body, Group, body, prefix_label, push_body, section_content, short_ref};
 use super::links::{item_links, note_link};
 use super::markdown::{clean_text, one_line, push_heading, push_item};
 use super::outline::nonempty;
@@ -127,23 +127,22 @@ fn full_body(item: &Item, theme: Option<&str>) -> Option<Body> {
     if item.semantic {
         return Some(body(item.ann));
     }
-    let (comment, text) =
-        (item.ann.comment.as_deref().map(clean_text), item.ann.text.as_deref().map(clean_text));
-    let (comment, text) = (nonempty(comment.as_deref()), nonempty(text.as_deref()));
-    let names_theme = theme.is_some() && item.heading_keys_end_with(theme.unwrap_or_default());
-    let title = match (prefix_label(item.ann), comment.or(text)) {
+    let comment = item.ann.comment.as_deref().map(clean_text);
+    let text = item.ann.text.as_deref().map(clean_text);
+    let name = nonempty(comment.as_deref()).or(nonempty(text.as_deref()));
+    let names_theme = theme.is_some_and(|t| item.heading_keys_end_with(t));
+    let title = match (prefix_label(item.ann), name) {
         (Some(p), Some(name)) => format!("{p} **{}**", one_line(name)),
         (None, Some(name)) => format!("**{}**", one_line(name)),
         (Some(p), None) => p,
         (None, None) => "**Untitled section**".to_string(),
     };
-    let text = if comment.is_some() { text } else { None };
-    match (names_theme, text) {
-        (true, Some(text)) => Some(Body { text: text.to_string(), code: None }),
-        (true, None) => None,
-        (false, Some(text)) => Some(Body { text: format!("{title} — {text}"), code: None }),
-        (false, None) => Some(Body { text: title, code: None }),
-    }
+    let text = match (names_theme, section_content(item.ann)) {
+        (true, content) => content?,
+        (false, Some(content)) => format!("{title} — {content}"),
+        (false, None) => title,
+    };
+    Some(Body { text, code: None })
 }
 
 /// `(…)` links of an item: its source when `with_source`, the page link, the Zotero deep link.

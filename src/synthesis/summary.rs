@@ -6,9 +6,9 @@
 
 use std::fmt::Write as _;
 
-use super::items::{Group, body, grouped, push_body};
+use super::items::{Group, body, grouped, push_body, section_content};
 use super::links::{item_links, note_link};
-use super::markdown::{clean_text, one_line, push_heading, push_paragraph, yaml_date, yaml_quoted};
+use super::markdown::{one_line, push_heading, push_paragraph, yaml_date, yaml_quoted};
 use super::outline::{Outline, Placed, nonempty};
 use super::palette::Palette;
 use super::report::report;
@@ -93,16 +93,13 @@ fn push_source_callout(out: &mut String, source: &SourceNote) {
     out.push('\n');
 }
 
-/// Under a heading that came from the section's comment, the highlighted text with its page.
+/// Under a heading, its image and, when the heading came from the comment, the highlighted text,
+/// with the page link.
 fn push_section_text(out: &mut String, source: &SourceNote, heading: &super::outline::Heading) {
-    if nonempty(heading.ann.comment.as_deref()).is_none() {
-        return;
-    }
-    let cleaned = heading.ann.text.as_deref().map(clean_text);
-    let Some(text) = nonempty(cleaned.as_deref()) else { return };
+    let Some(content) = section_content(heading.ann) else { return };
     let text = match item_links(source, heading.anchor, heading.ann, false) {
-        Some(links) => format!("{text} {links}"),
-        None => text.to_string(),
+        Some(links) => format!("{content} {links}"),
+        None => content,
     };
     push_paragraph(out, &text);
     out.push('\n');
