@@ -80,3 +80,71 @@ fn colour_group(hex: &str) -> Group {
         None => Group::Custom(format!("colour {}", hex.trim_start_matches('#'))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::annotations::{AnnotationDoc, AnnotationType, TemplateStyle};
+
+    fn highlight(color: &str, hex: &str, prefix: Option<&str>) -> Annotation {
+        Annotation {
+            kind: AnnotationType::Highlight,
+            color: color.into(),
+            color_hex: Some(hex.into()),
+            color_category: ColorCategory::Semantic,
+            text: Some("text".into()),
+            comment: None,
+            comment_prefix: prefix.map(str::to_string),
+            theme: None,
+            page: None,
+            page_label: None,
+            heading_level: None,
+            image_path: None,
+            zotero_link: None,
+        }
+    }
+
+    fn source(annotations: Vec<Annotation>) -> SourceNote {
+        let doc = AnnotationDoc {
+            citekey: "k".into(),
+            title: "T".into(),
+            file_path: "/v/k.md".into(),
+            annotations,
+            zotero_link: None,
+            authors: None,
+            year: None,
+            tags: vec![],
+            template: TemplateStyle::Callout,
+            diagnostics: vec![],
+        };
+        SourceNote { doc, link: "k".into(), anchors: vec![] }
+    }
+
+    #[test]
+    fn yellow_only_vaults_read_highlights_as_findings_unless_configured() {
+        let plain = highlight(QUESTION, "#ffd400", None);
+        let asked = highlight(QUESTION, "#ffd400", Some("Q:"));
+        let sources = [source(vec![plain.clone(), asked.clone()])];
+        let palette = Palette::detect(&sources, &RenderOptions::default());
+        assert!(palette.label.starts_with("Zotero default yellow only"), "{}", palette.label);
+        assert_eq!(palette.group(&plain), Group::Positive);
+        assert_eq!(palette.group(&asked), Group::Question);
+        let options = RenderOptions { palette: Some("[colors]".into()), ..RenderOptions::default() };
+        let configured = Palette::detect(&sources, &options);
+        assert_eq!(configured.label, "configured ([colors])");
+        assert_eq!(configured.group(&plain), Group::Question);
+    }
+
+    #[test]
+    fn seed_colours_keep_their_meaning_and_unknown_ones_group_by_name() {
+        let red = highlight("negative", "#ff6666", None);
+        let yellow = highlight(QUESTION, "#ffd400", None);
+        let unknown = highlight(OTHER, "#123abc", None);
+        let sources = [source(vec![red.clone(), yellow.clone(), unknown.clone()])];
+        let palette = Palette::detect(&sources, &RenderOptions::default());
+        assert_eq!(palette.group(&yellow), Group::Question);
+        assert_eq!(palette.group(&red), Group::Negative);
+        assert_eq!(palette.group(&unknown), Group::Custom("colour 123abc".into()));
+        assert!(palette.label.contains("colour name"));
+    }
+}

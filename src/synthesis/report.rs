@@ -61,3 +61,42 @@ fn users_own(inner: &str, sources: &[SourceNote]) -> bool {
         .flat_map(|s| &s.doc.annotations)
         .any(|a| [&a.comment, &a.text].iter().any(|t| t.as_deref().is_some_and(|t| t.contains(inner))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::annotations::{AnnotationDoc, TemplateStyle};
+
+    fn source(link: &str, anchors: &[&str]) -> SourceNote {
+        let doc = AnnotationDoc {
+            citekey: link.into(),
+            title: "T".into(),
+            file_path: format!("/v/{link}.md"),
+            annotations: vec![],
+            zotero_link: None,
+            authors: None,
+            year: None,
+            tags: vec![],
+            template: TemplateStyle::Unknown,
+            diagnostics: vec![],
+        };
+        SourceNote { doc, link: link.into(), anchors: anchors.iter().map(|a| a.to_string()).collect() }
+    }
+
+    #[test]
+    fn sources_without_annotations_and_broken_links_are_warnings() {
+        let sources = [source("a", &["Methods"])];
+        let markdown = "[[a#Methods|p. 1]] [[a#Results|p. 2]] [[b]] ![[img.png]]";
+        let report = report(markdown, &sources, "seed 001");
+        assert_eq!(report.unresolved_links, ["[[a#Results|p. 2]]", "[[b]]"]);
+        assert_eq!(report.without_annotations, ["[[a]]"]);
+        assert_eq!(
+            report.warnings(),
+            [
+                "no annotations in [[a]]",
+                "the link [[a#Results|p. 2]] would not resolve",
+                "the link [[b]] would not resolve"
+            ]
+        );
+    }
+}
