@@ -39,7 +39,10 @@ impl Palette {
             let label = "Zotero default yellow only, no palette configured: highlights read as findings";
             return Self { label: label.into(), yellow_findings: true };
         }
-        if anns.iter().any(|a| a.color_category == ColorCategory::Semantic && a.color == OTHER) {
+        if anns
+            .iter()
+            .any(|a| a.color_category == ColorCategory::Semantic && a.color == OTHER && a.color_hex.is_some())
+        {
             return Self {
                 label: "seed 001; unknown colours grouped by colour name".into(),
                 yellow_findings: false,
