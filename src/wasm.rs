@@ -55,6 +55,11 @@ impl Settings {
             date: self.date.clone().unwrap_or_default(),
             titles: self.titles.clone().unwrap_or_default(),
             theme: self.theme.clone().filter(|t| !t.trim().is_empty()),
+            palette: self
+                .colors
+                .as_ref()
+                .filter(|c| **c != ColorMap::default())
+                .map(|_| "the plugin's colour settings".to_string()),
         }
     }
 

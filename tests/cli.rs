@@ -136,10 +136,8 @@ fn summarize_and_synthesize_write_numbered_notes_inside_the_vault() {
     assert!(first.trim().ends_with("Synthesis/Summary - Machine Learning Survey.md"), "{first}");
     assert!(second.trim().ends_with("Synthesis/Summary - Machine Learning Survey 1.md"), "{second}");
     let summary = std::fs::read_to_string(first.trim()).unwrap();
-    assert!(
-        summary.starts_with("---\ntype: summary\nsource: \"[[@smith2023]]\"\ncreated: 2024-06-01\n"),
-        "{summary}"
-    );
+    assert!(summary.starts_with("---\ntype: summary\nsource: \"[[@smith2023]]\"\n"), "{summary}");
+    assert!(summary.contains("\ncreated: 2024-06-01\n") && summary.contains("\nannotations: "), "{summary}");
     assert!(summary.contains("[[@smith2023#Methods|p. 9]]"), "{summary}");
 
     let notes = [

@@ -108,3 +108,80 @@ fn citekeys_are_found_by_frontmatter_then_file_name() {
     );
     assert!(library::find_by_citekey(&vault, &refs, "nobody1999").unwrap().is_none());
 }
+
+/// The example vault's sources named by citekey, read as the CLI reads them.
+fn sources_of(keys: &[&str]) -> Vec<scholia::synthesis::SourceNote> {
+    let vault = vault();
+    let resolver = library::resolver(&vault.list(&VaultPath::root()).unwrap());
+    let options = ParseOptions::default();
+    keys.iter()
+        .map(|k| {
+            let path = VaultPath::new(&format!("References/@{k}.md")).unwrap();
+            library::load_source(&vault, &resolver, &path, &options).unwrap()
+        })
+        .collect()
+}
+
+/// The lines of the Contradictions section.
+fn contradictions(synthesis: &str) -> Vec<&str> {
+    let start = synthesis.find("### Contradictions\n").expect("a Contradictions section");
+    let rest = &synthesis[start + "### Contradictions\n".len()..];
+    let end = rest.find("\n### ").unwrap_or(rest.len());
+    rest[..end].lines().filter(|l| !l.trim().is_empty()).collect()
+}
+
+#[test]
+fn the_judge_finding_and_the_judges_claim_are_a_tension() {
+    let render = RenderOptions { date: "2024-06-01".into(), ..RenderOptions::default() };
+    let synthesis = synthesize(&sources_of(&["moreau2024ragsurvey", "okafor2023judges"]), &render).unwrap();
+    let lines = contradictions(&synthesis);
+    let found = lines.iter().any(|l| {
+        l.contains("“LLM judges agree with humans on…” ([[@moreau2024ragsurvey]]")
+            && l.contains("“LLM judges systematically over-rate fluent…” ([[@okafor2023judges]]")
+            && l.contains("*judge*")
+    });
+    assert!(found, "{lines:#?}");
+    assert!(lines.len() <= 5, "{lines:#?}");
+}
+
+#[test]
+fn the_rag_survey_and_the_seed_paper_have_no_tension() {
+    let render = RenderOptions { date: "2024-06-01".into(), ..RenderOptions::default() };
+    let synthesis = synthesize(&sources_of(&["moreau2024ragsurvey", "weber2022seeds"]), &render).unwrap();
+    assert_eq!(contradictions(&synthesis), ["_No contradiction was found between the sources._"]);
+    // "Evaluation", "Methods", "Limitations" are shared section names, not themes.
+    assert!(synthesis.contains("# Synthesis: moreau2024ragsurvey, weber2022seeds\n"), "{synthesis}");
+}
+
+#[test]
+fn the_whole_example_vault_has_a_golden_synthesis() {
+    let vault = vault();
+    let options = ParseOptions::default();
+    let notes = library::list_annotation_files(&vault, &VaultPath::new("References").unwrap(), &[], &options)
+        .unwrap();
+    let keys: Vec<String> = notes
+        .iter()
+        .map(|n| {
+            n.path
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches('@')
+                .trim_end_matches(".md")
+                .to_string()
+        })
+        .collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let render = RenderOptions { date: "2024-06-01".into(), ..RenderOptions::default() };
+    let sources = sources_of(&keys);
+    let rendered = scholia::synthesis::synthesize_with_report(&sources, &render).unwrap();
+    assert!(rendered.report.warnings().is_empty(), "{:?}", rendered.report);
+    crate::synthesis_families::assert_once(&rendered.markdown, &sources, "example vault");
+    crate::synthesis_families::assert_no_debris(&rendered.markdown, "example vault");
+    let dir = root().join("tests/cases/synthesis/example_vault");
+    crate::check::check(&dir.join("synthesis.md"), &rendered.markdown);
+    for source in &sources {
+        let name = format!("summary-{}.md", source.doc.citekey);
+        crate::check::check(&dir.join(name), &summarize(source, &render));
+    }
+}

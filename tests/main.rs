@@ -29,6 +29,7 @@ mod rewrite;
 #[cfg(feature = "mcp")]
 mod robust;
 mod synthesis;
+mod synthesis_families;
 mod vault;
 mod vault_safety;
 mod zotero_paths;

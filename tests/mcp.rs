@@ -285,6 +285,11 @@ async fn summarize_and_synthesize_write_notes() {
         s.ok("obsidian_summarize", json!({"citekey": "weber2022seeds", "date": "2024-06-01"})).await;
     assert_eq!(summary["path"], "Synthesis/Summary - Random Seeds Decide Leaderboards.md");
     assert!(summary["sections"].as_array().unwrap().iter().any(|s| s == "Evaluation"));
+    assert_eq!(
+        (summary["palette"].as_str(), summary["warnings"].as_array().map(Vec::len)),
+        (Some("seed 001"), Some(0))
+    );
+    assert!(summary["annotations"].as_u64().unwrap() >= 3, "{summary}");
     assert!(s.read("Synthesis/Summary - Random Seeds Decide Leaderboards.md").contains("type: summary"));
     let synthesis = s
         .ok("obsidian_synthesize", json!({"citekeys": ["weber2022seeds", "pineda2021checklist"], "paths": ["References/@adeyemi2023artifacts.md"], "date": "2024-06-01"}))
@@ -292,6 +297,7 @@ async fn summarize_and_synthesize_write_notes() {
     let path = synthesis["path"].as_str().unwrap();
     assert!(path.starts_with("Synthesis/Synthesis - ") && path.ends_with(" - 2024-06-01.md"), "{path}");
     assert!(s.read(path).contains("## Contradictions & Gaps"));
+    assert_eq!(synthesis["warnings"], json!([]), "{synthesis}");
     assert!(s.err("obsidian_synthesize", json!({})).await.contains("citekeys or paths"));
 }
 

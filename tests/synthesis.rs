@@ -307,8 +307,79 @@ fn source_strategy(link: &'static str) -> impl Strategy<Value = SourceNote> {
     )
 }
 
+/// Section names from a small set, so generated sources share themes (generic ones included).
+const HEADINGS: [&str; 5] =
+    ["Methods", "Judge reliability", "Seed variance", "Results", "Judge Reliability."];
+
+/// `source` with a unique marker word at the end of every semantic text and comment, and of
+/// every section's text under a comment, and a unique image file, so each can be counted; section
+/// comments come from [`HEADINGS`] and some annotations carry a Zotero deep link.
+fn marked(mut source: SourceNote, tag: &str) -> SourceNote {
+    for (i, ann) in source.doc.annotations.iter_mut().enumerate() {
+        let is_section = ann.color_category == ColorCategory::Hierarchy;
+        if is_section {
+            ann.comment = Some(HEADINGS[i % HEADINGS.len()].to_string());
+        } else if let Some(comment) = &mut ann.comment {
+            comment.push_str(&format!(" c{tag}x{i}q"));
+        }
+        if let Some(text) = &mut ann.text {
+            text.push_str(&format!(" t{tag}x{i}q"));
+        }
+        if ann.image_path.is_some() {
+            ann.image_path = Some(format!("image-{tag}-{i}.png"));
+        }
+        if i % 3 == 0 {
+            ann.zotero_link = Some(format!("zotero://open-pdf/library/items/K{tag}?page=2&annotation=A{i}"));
+        }
+    }
+    source.anchors = vec!["Annotations".to_string()];
+    source.anchors.extend(HEADINGS.iter().map(|h| scholia::note::anchor::heading_anchor(h)));
+    source
+}
+
+/// Each marker of `sources` (marked with tags `first`, `first + 1`, …) appears exactly once in
+/// the body of `output`.
+fn assert_each_once(output: &str, sources: &[SourceNote], first: usize, what: &str) {
+    let body = body_of(output);
+    for (n, source) in sources.iter().enumerate().map(|(n, s)| (n + first, s)) {
+        for (i, ann) in source.doc.annotations.iter().enumerate() {
+            let mut markers = Vec::new();
+            if ann.text.is_some() {
+                markers.push(format!("t{n}x{i}q"));
+            }
+            if ann.comment.is_some() && ann.color_category == ColorCategory::Semantic {
+                markers.push(format!("c{n}x{i}q"));
+            }
+            markers.extend(ann.image_path.clone());
+            for marker in markers {
+                let count = body.matches(&marker).count();
+                assert_eq!(count, 1, "{what}: {marker} appears {count} times\n{output}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn generated_annotation_sets_appear_once_without_debris(
+        a in source_strategy("@alpha2020"),
+        b in source_strategy("@beta2021"),
+        c in source_strategy("@gamma2022"),
+    ) {
+        let options = RenderOptions { date: "2024-01-15".into(), ..RenderOptions::default() };
+        let sources = [marked(a, "0"), marked(b, "1"), marked(c, "2")];
+        let synthesis = scholia::synthesis::synthesize_with_report(&sources, &options).unwrap();
+        assert_each_once(&synthesis.markdown, &sources, 0, "generated synthesis");
+        crate::synthesis_families::assert_no_debris(&synthesis.markdown, "generated synthesis");
+        prop_assert!(synthesis.report.unresolved_links.is_empty(), "{:?}", synthesis.report);
+        for (n, source) in sources.iter().enumerate() {
+            let summary = summarize(source, &options);
+            assert_each_once(&summary, std::slice::from_ref(source), n, &format!("generated summary {n}"));
+            crate::synthesis_families::assert_no_debris(&summary, "generated summary");
+        }
+    }
 
     #[test]
     fn generated_documents_keep_the_invariants(

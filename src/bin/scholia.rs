@@ -124,7 +124,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Summarize { file, common } => {
             let ctx = Context::open(&common, std::slice::from_ref(&file))?;
             let source = ctx.source(&file)?;
-            let text = synthesis::summarize(&source, &ctx.render);
+            let rendered = synthesis::summarize_with_report(&source, &ctx.render);
+            warn(&rendered.report);
+            let text = rendered.markdown;
             let title = source.doc.title.clone();
             let vars =
                 [("title", title.as_str()), ("citekey", &source.doc.citekey), ("date", &ctx.render.date)];
@@ -134,13 +136,22 @@ fn run(cli: Cli) -> Result<()> {
             let mut ctx = Context::open(&common, &files)?;
             ctx.render.theme = theme;
             let sources = files.iter().map(|f| ctx.source(f)).collect::<Result<Vec<_>>>()?;
-            let text = synthesis::synthesize(&sources, &ctx.render)?;
+            let rendered = synthesis::synthesize_with_report(&sources, &ctx.render)?;
+            warn(&rendered.report);
+            let text = rendered.markdown;
             let title = synthesis::synthesis_title(&sources, &ctx.render);
             let vars = [("theme", title.as_str()), ("date", &ctx.render.date)];
             ctx.emit(&text, naming::SYNTHESIS_PATTERN, &vars, common.write)?;
         }
     }
     Ok(())
+}
+
+/// Prints what a rendering left out, and any link that would not resolve, on stderr.
+fn warn(report: &synthesis::RenderReport) {
+    for warning in report.warnings() {
+        eprintln!("warning: {warning}");
+    }
 }
 
 /// A vault opened for rendering, with the vault's file list for link text.
@@ -175,12 +186,13 @@ impl Context {
         let setup = library::setup::discover(&vault, config.template_path.as_deref());
         let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
         config.apply_colors(&mut options.colors);
+        let palette = (!config.colors.is_empty()).then(|| "[colors] in the configuration".to_string());
         Ok(Self {
             config,
             vault,
             resolver,
             options,
-            render: RenderOptions { date, ..RenderOptions::default() },
+            render: RenderOptions { date, palette, ..RenderOptions::default() },
         })
     }
 

@@ -244,8 +244,10 @@ impl Scholia {
                  1. Call obsidian_read_annotations for each citekey.\n\
                  2. Call obsidian_synthesize with citekeys {:?}{}: it writes the synthesis note (common themes, key \
                  findings, critical points, open questions, candidate contradictions) and returns its path.\n\
-                 3. Write the Overview yourself: patch_note, operation replace, targetType heading, target \"Overview\", \
-                 a paragraph grounded only in the annotations, citing papers as [[links]].\n\
+                 Report its warnings (what was left out, links that would not resolve) to me.\n\
+                 3. Write the Overview yourself: the note's Overview holds a generated digest (keep it) and a callout \
+                 that says *To be written…*; replace that line with a paragraph in your own words grounded only in the \
+                 annotations, citing papers as [[links]].\n\
                  4. Check each candidate under 'Contradictions & Gaps': keep real tensions, explain them in one line \
                  each, and remove false alarms. Never invent findings.",
                 keys.join(", "),

@@ -16,7 +16,7 @@ use super::server::Scholia;
 use crate::library;
 use crate::note::{Frontmatter, Note, PatchOptions, Target, fm_edit};
 use crate::periodic::{self, Period, PeriodicSettings};
-use crate::synthesis::{self, RenderOptions};
+use crate::synthesis::{self, RenderOptions, RenderReport};
 use crate::vault::{Change, Vault, VaultError, VaultExt as _, VaultPath, naming};
 
 type Answer = Result<CallToolResult, rmcp::ErrorData>;
@@ -194,8 +194,10 @@ impl Scholia {
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
         let source =
             attempt!(library::load_source(self.vault.as_ref(), &resolver, &path, &self.zotero().options));
-        let render = RenderOptions { date: date.clone(), ..RenderOptions::default() };
-        let text = synthesis::summarize(&source, &render);
+        let render =
+            RenderOptions { date: date.clone(), palette: self.palette(), ..RenderOptions::default() };
+        let rendered = synthesis::summarize_with_report(&source, &render);
+        let (text, report) = (rendered.markdown, rendered.report);
         let vars =
             [("title", source.doc.title.as_str()), ("citekey", source.doc.citekey.as_str()), ("date", &date)];
         let folder = self.settings.config.synthesis_folder.clone();
@@ -206,6 +208,7 @@ impl Scholia {
                 &vars,
                 &text,
                 &source.doc.citekey,
+                &report,
             ));
         }
         let written = attempt!(library::write_result(
@@ -217,7 +220,7 @@ impl Scholia {
         ));
         Ok(ok(
             &format!("wrote {written}"),
-            digest(&written, self.vault.absolute(&written), &text, &source.doc.citekey),
+            digest(&written, self.vault.absolute(&written), &text, &source.doc.citekey, &report),
         ))
     }
 
@@ -259,9 +262,14 @@ impl Scholia {
                 &self.zotero().options
             )));
         }
-        let render =
-            RenderOptions { date: date.clone(), theme: args.theme.clone(), ..RenderOptions::default() };
-        let text = attempt!(synthesis::synthesize(&sources, &render));
+        let render = RenderOptions {
+            date: date.clone(),
+            theme: args.theme.clone(),
+            palette: self.palette(),
+            ..RenderOptions::default()
+        };
+        let rendered = attempt!(synthesis::synthesize_with_report(&sources, &render));
+        let (text, report) = (rendered.markdown, rendered.report);
         let theme = synthesis::synthesis_title(&sources, &render);
         let vars = [("theme", theme.as_str()), ("date", date.as_str())];
         let folder = self.settings.config.synthesis_folder.clone();
@@ -273,6 +281,7 @@ impl Scholia {
                 &vars,
                 &text,
                 &keys.join(", "),
+                &report,
             ));
         }
         let written = attempt!(library::write_result(
@@ -284,13 +293,15 @@ impl Scholia {
         ));
         Ok(ok(
             &format!("wrote {written}"),
-            digest(&written, self.vault.absolute(&written), &text, &keys.join(", ")),
+            digest(&written, self.vault.absolute(&written), &text, &keys.join(", "), &report),
         ))
     }
 }
 
-/// What an agent needs to know about a written result without reading it all.
-fn digest(path: &VaultPath, file_path: String, text: &str, sources: &str) -> Value {
+/// What an agent needs to know about a written result without reading it all: where it is, its
+/// sections, how many annotations went in, the palette, and as warnings what was left out and any
+/// link that would not resolve.
+fn digest(path: &VaultPath, file_path: String, text: &str, sources: &str, report: &RenderReport) -> Value {
     let note = Note::parse(text);
     let sections: Vec<String> =
         note.headings.iter().filter(|h| h.level == 2).map(|h| h.text.clone()).collect();
@@ -303,10 +314,18 @@ fn digest(path: &VaultPath, file_path: String, text: &str, sources: &str) -> Val
         "sections": sections,
         "items": items,
         "bytes": text.len(),
+        "annotations": report.annotations,
+        "palette": report.palette,
+        "warnings": report.warnings(),
     })
 }
 
 impl Scholia {
+    /// The name of the colour palette the configuration sets (`[colors]`), if it sets one.
+    fn palette(&self) -> Option<String> {
+        (!self.settings.config.colors.is_empty()).then(|| "[colors] in the configuration".to_string())
+    }
+
     /// The answer of a summary or synthesis dry run: where it would go, its digest and its text.
     fn dry_run_result(
         &self,
@@ -315,12 +334,13 @@ impl Scholia {
         vars: &[(&str, &str)],
         text: &str,
         sources: &str,
+        report: &RenderReport,
     ) -> CallToolResult {
         let path = match naming::result_path(folder, pattern, vars, |p| self.vault.exists(p)) {
             Ok(path) => path,
             Err(e) => return fail(e.to_string()),
         };
-        let mut value = digest(&path, self.vault.absolute(&path), text, sources);
+        let mut value = digest(&path, self.vault.absolute(&path), text, sources, report);
         let (shown, truncated) = cut_text(text, MAX_ANSWER_BYTES - 4096);
         value["dry_run"] = json!(true);
         value["content"] = json!(shown);

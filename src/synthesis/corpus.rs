@@ -11,7 +11,8 @@ use crate::annotations::Annotation;
 use super::SourceNote;
 use super::items::Group;
 use super::outline::{Outline, nonempty};
-use super::themes::{display_name, salient_terms, theme_key};
+use super::palette::Palette;
+use super::themes::{display_name, is_generic, salient_terms, theme_key};
 
 /// One annotation of one source, with what the synthesis compares.
 #[derive(Debug)]
@@ -24,8 +25,12 @@ pub(crate) struct Item<'a> {
     pub ann: &'a Annotation,
     /// The anchor its links use.
     pub anchor: Option<&'a str>,
-    /// `false` for the highlighted text of a section annotation (shown under its theme only).
+    /// `false` for a section annotation (a heading, with its highlighted text if any).
     pub semantic: bool,
+    /// Its colour group under the rendering's palette.
+    pub group: Group,
+    /// Position of the section annotation it falls under, if any.
+    pub section: Option<usize>,
     /// Theme keys of the headings above it, outermost first.
     heading_keys: Vec<String>,
     /// Theme key of its `THEME [x]` comment.
@@ -37,9 +42,9 @@ pub(crate) struct Item<'a> {
 }
 
 impl Item<'_> {
-    /// Its colour group.
-    pub(crate) fn group(&self) -> Group {
-        Group::of(self.ann)
+    /// Whether the deepest heading key above it (its own, for a section) is `key`.
+    pub(crate) fn heading_keys_end_with(&self, key: &str) -> bool {
+        self.heading_keys.last().is_some_and(|k| k == key)
     }
 
     /// How many salient stems it shares with `other`.
@@ -76,6 +81,8 @@ pub(crate) struct Corpus<'a> {
     /// Shared themes: the requested theme first when a source has it, then by number of sources,
     /// number of items, first appearance.
     pub themes: Vec<Theme>,
+    /// The colour reading used.
+    pub palette: Palette,
 }
 
 #[derive(Default)]
@@ -89,6 +96,7 @@ struct Collector<'a> {
     seen: BTreeMap<String, Seen>,
     items: Vec<Item<'a>>,
     count: usize,
+    palette: Palette,
 }
 
 impl Collector<'_> {
@@ -114,8 +122,9 @@ impl Collector<'_> {
 
 impl<'a> Corpus<'a> {
     /// Collects items and themes; `requested` is the theme the user asked for, if any.
-    pub(crate) fn new(sources: &'a [SourceNote], requested: Option<&str>) -> Self {
-        let mut c = Collector { seen: BTreeMap::new(), items: Vec::new(), count: 0 };
+    /// Generic section names ([`is_generic`]) are shared only when requested.
+    pub(crate) fn new(sources: &'a [SourceNote], requested: Option<&str>, palette: Palette) -> Self {
+        let mut c = Collector { seen: BTreeMap::new(), items: Vec::new(), count: 0, palette };
         for (src, source) in sources.iter().enumerate() {
             collect_source(&mut c, src, source);
         }
@@ -123,7 +132,9 @@ impl<'a> Corpus<'a> {
         let shared: BTreeSet<String> = c
             .seen
             .iter()
-            .filter(|(key, seen)| seen.sources.len() >= 2 || requested.as_ref() == Some(*key))
+            .filter(|(key, seen)| {
+                requested.as_ref() == Some(*key) || (seen.sources.len() >= 2 && !is_generic(key))
+            })
             .map(|(key, _)| key.clone())
             .collect();
         for item in &mut c.items {
@@ -133,12 +144,17 @@ impl<'a> Corpus<'a> {
         themes.sort_by_key(|t| {
             (requested.as_ref() != Some(&t.key), std::cmp::Reverse((t.sources.len(), t.size)), t.first_seen)
         });
-        Corpus { sources, items: c.items, themes }
+        Corpus { sources, items: c.items, themes, palette: c.palette }
     }
 
     /// The items of the semantic colour `group`, in source then note order.
     pub(crate) fn in_group(&self, group: &Group) -> Vec<&Item<'a>> {
-        self.items.iter().filter(|i| i.semantic && i.group() == *group).collect()
+        self.items.iter().filter(|i| i.semantic && i.group == *group).collect()
+    }
+
+    /// The items of source `src` that belong to no shared theme, in note order.
+    pub(crate) fn unthemed(&self, src: usize) -> Vec<&Item<'a>> {
+        self.items.iter().filter(|i| i.src == src && i.themes.is_empty()).collect()
     }
 }
 
@@ -149,36 +165,57 @@ fn collect_source<'a>(c: &mut Collector<'a>, src: usize, source: &'a SourceNote)
         let key = c.record(&h.name, src);
         heading_keys.push(key);
         let theme_key = nonempty(h.ann.theme.as_deref()).and_then(|t| c.record(t, src));
-        let has_text =
-            nonempty(h.ann.comment.as_deref()).is_some() && nonempty(h.ann.text.as_deref()).is_some();
-        if has_text {
-            let keys = h.path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
-            c.items.push(item(src, h.pos, h.ann, h.anchor, false, keys, theme_key));
-        }
+        let keys = h.path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
+        let parent = h.path.len().checked_sub(2).map(|i| outline.headings[h.path[i]].pos);
+        let place = Where { src, pos: h.pos, anchor: h.anchor, section: parent };
+        let group = c.palette.group(h.ann);
+        c.items.push(item(place, h.ann, (false, group), keys, theme_key));
     }
     for p in &outline.placed {
         let path = p.section.map(|s| outline.headings[s].path.clone()).unwrap_or_default();
         let keys = path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
         let theme_key = nonempty(p.ann.theme.as_deref()).and_then(|t| c.record(t, src));
-        c.items.push(item(src, p.pos, p.ann, p.anchor, true, keys, theme_key));
+        let section = p.section.map(|s| outline.headings[s].pos);
+        let place = Where { src, pos: p.pos, anchor: p.anchor, section };
+        let group = c.palette.group(p.ann);
+        c.items.push(item(place, p.ann, (true, group), keys, theme_key));
     }
     let start = c.items.iter().position(|i| i.src == src).unwrap_or(c.items.len());
     c.items[start..].sort_by_key(|i| i.pos);
 }
 
-fn item<'a>(
+/// Where an item sits: its source, position, anchor and enclosing section's position.
+struct Where<'a> {
     src: usize,
     pos: usize,
-    ann: &'a Annotation,
     anchor: Option<&'a str>,
-    semantic: bool,
+    section: Option<usize>,
+}
+
+fn item<'a>(
+    place: Where<'a>,
+    ann: &'a Annotation,
+    (semantic, group): (bool, Group),
     heading_keys: Vec<String>,
     theme_key: Option<String>,
 ) -> Item<'a> {
     let words =
         [ann.text.as_deref(), ann.comment.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
     let terms = salient_terms(&words);
-    Item { src, pos, ann, anchor, semantic, heading_keys, theme_key, themes: Vec::new(), terms }
+    let Where { src, pos, anchor, section } = place;
+    Item {
+        src,
+        pos,
+        ann,
+        anchor,
+        semantic,
+        group,
+        section,
+        heading_keys,
+        theme_key,
+        themes: Vec::new(),
+        terms,
+    }
 }
 
 /// Its `THEME [x]` theme and the deepest shared heading above it, when shared.
@@ -189,6 +226,8 @@ fn memberships(item: &Item, shared: &BTreeSet<String>) -> Vec<String> {
     {
         out.push(key.clone());
     }
+    // One place per annotation: its `THEME [x]` theme wins over its heading.
+    out.truncate(1);
     out
 }
 

@@ -4,7 +4,7 @@ use crate::annotations::Annotation;
 use crate::annotations::colors::{CODE, DETAIL, NEGATIVE, OTHER, POSITIVE, QUESTION};
 
 use super::GroupTitles;
-use super::markdown::{code_span, one_line, push_fence, push_item};
+use super::markdown::{clean_text, code_span, one_line, push_fence, push_item};
 use super::outline::nonempty;
 
 /// A semantic group: one per colour meaning, in seed 001's order.
@@ -69,14 +69,14 @@ impl Group {
     }
 }
 
-/// `items` grouped by colour, groups in presentation order, items in their given order.
+/// `items` grouped by `group_of`, groups in presentation order, items in their given order.
 pub(crate) fn grouped<T>(
     items: impl IntoIterator<Item = T>,
-    ann: impl Fn(&T) -> &Annotation,
+    group_of: impl Fn(&T) -> Group,
 ) -> Vec<(Group, Vec<T>)> {
     let mut groups: Vec<(Group, Vec<T>)> = Vec::new();
     for item in items {
-        let group = Group::of(ann(&item));
+        let group = group_of(&item);
         match groups.iter_mut().find(|(g, _)| *g == group) {
             Some((_, list)) => list.push(item),
             None => groups.push((group, vec![item])),
@@ -103,10 +103,9 @@ pub(crate) struct Body {
 /// The body of an annotation: `**THESIS:** text — comment`; a note shows its comment, an image
 /// its embed, a code annotation its code.
 pub(crate) fn body(ann: &Annotation) -> Body {
-    let comment = nonempty(ann.comment.as_deref());
-    let text = nonempty(ann.text.as_deref());
-    let image =
-        nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")));
+    let (comment, text) = (ann.comment.as_deref().map(clean_text), ann.text.as_deref().map(clean_text));
+    let (comment, text) = (nonempty(comment.as_deref()), nonempty(text.as_deref()));
+    let image = embed(ann);
     let is_code = Group::of(ann) == Group::Code;
     let mut code = None;
     let main = match (image, text) {
@@ -132,6 +131,21 @@ pub(crate) fn body(ann: &Annotation) -> Body {
     Body { text, code }
 }
 
+/// What a section annotation shows besides its heading: its image embed, and its highlighted
+/// text when the heading came from the comment (else the text is the heading).
+pub(crate) fn section_content(ann: &Annotation) -> Option<String> {
+    let has_comment = ann.comment.as_deref().map(clean_text).is_some_and(|c| !c.trim().is_empty());
+    let text = ann.text.as_deref().map(clean_text).filter(|_| has_comment);
+    let parts: Vec<String> =
+        [embed(ann), text].into_iter().flatten().filter(|p| !p.trim().is_empty()).collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// `![[image.png]]` for an image annotation.
+fn embed(ann: &Annotation) -> Option<String> {
+    nonempty(ann.image_path.as_deref()).map(|p| format!("![[{}]]", p.replace(['|', ']', '['], "")))
+}
+
 /// The comment prefix in bold, as the user wrote it: `**THESIS:**`, `**THEME [method]:**`.
 pub(crate) fn prefix_label(ann: &Annotation) -> Option<String> {
     let prefix = nonempty(ann.comment_prefix.as_deref())?;
@@ -155,11 +169,36 @@ pub(crate) fn push_body(out: &mut String, indent: usize, body: &Body, suffix: Op
     }
 }
 
-/// The annotation's whole text on one line, for tasks and for matching.
-pub(crate) fn flat(ann: &Annotation) -> String {
-    let body = body(ann);
-    match body.code {
-        Some(code) => one_line(&format!("{} {}", body.text, code_span(&one_line(&code)))),
-        None => one_line(&body.text),
+/// Most words a short reference shows.
+const SHORT_WORDS: usize = 8;
+
+/// A short reference to an annotation for the cross-cutting lists: its prefix, then the first
+/// words of its comment (else its text) in quotes, always fewer than the whole and ending with
+/// `…`, so the annotation itself appears only where it is placed.
+pub(crate) fn short_ref(ann: &Annotation) -> String {
+    let (comment, text) = (ann.comment.as_deref().map(clean_text), ann.text.as_deref().map(clean_text));
+    let words = nonempty(comment.as_deref()).or(nonempty(text.as_deref())).map(one_line);
+    let quoted = match words {
+        Some(words) => format!("“{}”", first_words(&words)),
+        None if nonempty(ann.image_path.as_deref()).is_some() => "*an image*".to_string(),
+        None => "*an empty annotation*".to_string(),
+    };
+    match prefix_label(ann) {
+        Some(prefix) => format!("{prefix} {quoted}"),
+        None => quoted,
     }
+}
+
+/// The first words of `line` (at most [`SHORT_WORDS`], fewer than all), then `…`; a single word
+/// is cut to its first half.
+fn first_words(line: &str) -> String {
+    let words: Vec<&str> = line.split(' ').collect();
+    let head = if words.len() > 1 {
+        words[..(words.len() - 1).min(SHORT_WORDS)].join(" ")
+    } else {
+        let chars: Vec<char> = line.chars().collect();
+        chars[..chars.len() / 2].iter().collect()
+    };
+    let head = head.replace(['[', ']', '`', '<', '>', '*', '_'], "");
+    format!("{}…", head.trim_end_matches([' ', ',', ';', ':', '.']))
 }

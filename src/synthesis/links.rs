@@ -5,6 +5,7 @@
 //! the alias. Seed 001's `[[key#p. 5|p. 5]]` would name a heading that does not exist, so pages
 //! never become anchors.
 
+use crate::annotations::Annotation;
 use crate::note::anchor::anchors_match;
 
 use super::SourceNote;
@@ -33,6 +34,38 @@ pub(crate) fn note_link(source: &SourceNote) -> String {
 pub(crate) fn page_link(source: &SourceNote, anchor: Option<&str>, page: Option<&str>) -> Option<String> {
     let alias = page_alias(page?)?;
     Some(wikilink(&source.link, anchor, Some(&alias)))
+}
+
+/// Zotero's deep link to the annotation, `[Zotero, p. 5](zotero://open-pdf/…&annotation=ID)`, when
+/// the export has one that can be written as a link destination.
+pub(crate) fn zotero_link(ann: &Annotation) -> Option<String> {
+    let url = ann.zotero_link.as_deref()?.trim();
+    if !url.starts_with("zotero://") || url.contains(char::is_whitespace) || url.contains(['<', '>']) {
+        return None;
+    }
+    let url = url.replace('(', "%28").replace(')', "%29");
+    let label = match ann.page.as_deref().and_then(page_alias) {
+        Some(page) => format!("Zotero, {}", alias_text(&page)),
+        None => "Zotero".to_string(),
+    };
+    Some(format!("[{label}]({url})"))
+}
+
+/// The links of one item, in parentheses: the source note (when `with_source`), the page link
+/// to the passage's heading, and Zotero's deep link; `None` when there is none.
+pub(crate) fn item_links(
+    source: &SourceNote,
+    anchor: Option<&str>,
+    ann: &Annotation,
+    with_source: bool,
+) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if with_source {
+        parts.push(note_link(source));
+    }
+    parts.extend(page_link(source, anchor, ann.page.as_deref()));
+    parts.extend(zotero_link(ann));
+    (!parts.is_empty()).then(|| format!("({})", parts.join(", ")))
 }
 
 /// `p. 5`, `pp. 12-14`; a label that already says `p.`/`pp.` is kept. `None` when empty.

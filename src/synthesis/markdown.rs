@@ -50,6 +50,49 @@ fn is_plain_yaml(value: &str) -> bool {
         && !KEYWORDS.contains(&value.to_lowercase().as_str())
 }
 
+/// An annotation's text or comment without the export's debris: `<br>` becomes a line break,
+/// HTML tags go, and so do words that are `file://` paths, raw `zotero://` URLs (the annotation's
+/// own link is written as a link beside it) or callout markers such as `[!quote|#ffd400]`.
+pub(crate) fn clean_text(text: &str) -> String {
+    let broken =
+        ["<br />", "<br/>", "</br>", "<br>"].iter().fold(text.to_string(), |t, b| t.replace(b, "\n"));
+    let untagged = strip_tags(&broken);
+    let lines: Vec<String> = untagged
+        .lines()
+        .map(|line| line.split(' ').filter(|w| !is_debris_word(w)).collect::<Vec<_>>().join(" "))
+        .collect();
+    lines.join("\n").trim().to_string()
+}
+
+fn is_debris_word(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    lower.contains("file://")
+        || lower.contains("zotero://")
+        || lower.trim_start_matches(['>', ' ']).starts_with("[!")
+}
+
+/// `text` without `<tag …>` and `</tag>` (a `<` before a letter or `/`, up to the next `>`).
+fn strip_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('<') {
+        let after = &rest[i + 1..];
+        let is_tag = after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/');
+        match after.find('>').filter(|_| is_tag) {
+            Some(end) => {
+                out.push_str(&rest[..i]);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[..=i]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `text` on one line: every run of whitespace, line breaks included, becomes one space.
 pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -222,6 +265,14 @@ mod tests {
         let mut nested = String::new();
         push_item(&mut nested, 2, "- ", "a\nb");
         assert_eq!(nested, "  - a\n    b\n");
+    }
+
+    #[test]
+    fn export_debris_is_cleaned_from_annotation_text() {
+        assert_eq!(clean_text("(file:///Users/x/a.pdf#page=4) photo"), "photo");
+        assert_eq!(clean_text("a</br>b <span class=\"x\">c</span>"), "a\nb c");
+        assert_eq!(clean_text("[!quote|#ffd400] text zotero://open-pdf/x"), "text");
+        assert_eq!(clean_text("x < 5 and y > 3"), "x < 5 and y > 3");
     }
 
     #[test]

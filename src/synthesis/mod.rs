@@ -4,7 +4,8 @@
 //! links that resolve) and appends Markdown to a `String`. It never re-parses text.
 //!
 //! Guarantees, checked by the tests on every case:
-//! - every semantic annotation appears (in the summary once, in the synthesis at least once);
+//! - every annotation's text, comment and image appear exactly once in the body; the synthesis's
+//!   cross-cutting lists hold short references (first words, source, page link), not the text;
 //! - every link written resolves: `[[link]]` to a given note, an anchor only when it is in that
 //!   note's [`SourceNote::anchors`], the page as the alias (`[[@smithML2023#Methods|p. 5]]`);
 //! - the same input gives the same bytes (the date is injected; no hash-map order reaches the output).
@@ -117,6 +118,53 @@ pub struct RenderOptions {
     pub titles: GroupTitles,
     /// The synthesis theme; `None` picks the strongest shared theme.
     pub theme: Option<String>,
+    /// The name of the colour palette the vault configured (`[colors]`, the plugin's colour
+    /// map); `None` when the defaults are used. Without one, a vault whose highlights are all
+    /// Zotero's default yellow has its highlights read as findings, not questions.
+    pub palette: Option<String>,
+}
+
+/// What a rendering took in and could not place: the warnings a front end reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderReport {
+    /// Annotations rendered (each exactly once in the body).
+    pub annotations: usize,
+    /// Sources given.
+    pub sources: usize,
+    /// Sources that contributed no annotation (their note links): named in the output.
+    pub without_annotations: Vec<String>,
+    /// Annotations with neither text, comment nor image: listed as empty, nothing to show.
+    pub empty_annotations: usize,
+    /// Links in the output that would not resolve (there should be none).
+    pub unresolved_links: Vec<String>,
+    /// The colour reading used, as the output names it.
+    pub palette: String,
+}
+
+impl RenderReport {
+    /// One sentence per thing left out or broken; empty when all went in.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.without_annotations.is_empty() {
+            out.push(format!("no annotations in {}", self.without_annotations.join(", ")));
+        }
+        if self.empty_annotations > 0 {
+            out.push(format!("{} annotations have no text, comment or image", self.empty_annotations));
+        }
+        for link in &self.unresolved_links {
+            out.push(format!("the link {link} would not resolve"));
+        }
+        out
+    }
+}
+
+/// A rendered note and its report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rendered {
+    /// The Markdown.
+    pub markdown: String,
+    /// What went in and what was left out.
+    pub report: RenderReport,
 }
 
 mod contrast;
@@ -125,13 +173,16 @@ mod items;
 mod links;
 mod markdown;
 mod outline;
+mod palette;
+mod report;
+mod sections;
 mod summary;
 #[allow(clippy::module_inception)]
 mod synthesis;
 mod themes;
 
-pub use summary::summarize;
-pub use synthesis::{synthesis_title, synthesize};
+pub use summary::{summarize, summarize_with_report};
+pub use synthesis::{synthesis_title, synthesize, synthesize_with_report};
 
 /// Why a synthesis could not be written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

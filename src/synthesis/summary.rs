@@ -6,44 +6,72 @@
 
 use std::fmt::Write as _;
 
-use super::items::{Group, body, grouped, push_body};
-use super::links::{note_link, page_link};
+use super::items::{Group, body, grouped, push_body, section_content};
+use super::links::{item_links, note_link};
 use super::markdown::{one_line, push_heading, push_paragraph, yaml_date, yaml_quoted};
 use super::outline::{Outline, Placed, nonempty};
-use super::{RenderOptions, SourceNote};
+use super::palette::Palette;
+use super::report::report;
+use super::synthesis::plural;
+use super::{RenderOptions, Rendered, SourceNote};
 
 /// Renders the single-document summary of `source` (seed 001's layout).
 ///
-/// Every semantic annotation appears once; links resolve (see [`SourceNote::anchors`]).
+/// Every annotation appears once; links resolve (see [`SourceNote::anchors`]).
 pub fn summarize(source: &SourceNote, options: &RenderOptions) -> String {
+    summarize_with_report(source, options).markdown
+}
+
+/// [`summarize`], with the report of what went in and any link that would not resolve.
+pub fn summarize_with_report(source: &SourceNote, options: &RenderOptions) -> Rendered {
+    let palette = Palette::detect(std::slice::from_ref(source), options);
     let mut out = String::new();
-    push_frontmatter(&mut out, source, options);
+    push_frontmatter(&mut out, source, options, &palette);
     let title = nonempty(Some(&source.doc.title)).unwrap_or(&source.link);
     push_heading(&mut out, 1, &format!("Summary: {title}"));
+    let count = plural(source.doc.annotations.len(), "annotation");
+    let _ = writeln!(out, "{count}; colours read with: {}.\n", palette.label);
     push_source_callout(&mut out, source);
+    push_body_sections(&mut out, source, options, &palette);
+    let markdown = finish(out);
+    let report = report(&markdown, std::slice::from_ref(source), &palette.label);
+    Rendered { markdown, report }
+}
+
+fn push_body_sections(out: &mut String, source: &SourceNote, options: &RenderOptions, palette: &Palette) {
+    let ctx = Ctx { source, options, palette };
+    let out = &mut *out;
     let outline = Outline::new(source);
     if outline.headings.is_empty() && outline.placed.is_empty() {
         out.push_str("_No annotations found._\n\n");
     } else if outline.headings.is_empty() {
-        push_groups(&mut out, source, options, 2, outline.under(None).collect());
+        push_groups(out, &ctx, 2, outline.under(None).collect());
     } else {
         let preamble: Vec<&Placed> = outline.under(None).collect();
         if !preamble.is_empty() {
-            push_heading(&mut out, 2, &options.titles.preamble);
-            push_groups(&mut out, source, options, 3, preamble);
+            push_heading(out, 2, &options.titles.preamble);
+            push_groups(out, &ctx, 3, preamble);
         }
         for (i, heading) in outline.headings.iter().enumerate() {
-            push_heading(&mut out, heading.level, &heading.title);
-            push_section_text(&mut out, source, heading);
-            push_groups(&mut out, source, options, heading.level + 1, outline.under(Some(i)).collect());
+            push_heading(out, heading.level, &heading.title);
+            push_section_text(out, source, heading);
+            push_groups(out, &ctx, heading.level + 1, outline.under(Some(i)).collect());
         }
     }
-    finish(out)
 }
 
-fn push_frontmatter(out: &mut String, source: &SourceNote, options: &RenderOptions) {
+/// What the group lists need.
+struct Ctx<'a> {
+    source: &'a SourceNote,
+    options: &'a RenderOptions,
+    palette: &'a Palette,
+}
+
+fn push_frontmatter(out: &mut String, source: &SourceNote, options: &RenderOptions, palette: &Palette) {
     out.push_str("---\ntype: summary\n");
     let _ = writeln!(out, "source: {}", yaml_quoted(&note_link(source)));
+    let _ = writeln!(out, "annotations: {}", source.doc.annotations.len());
+    let _ = writeln!(out, "palette: {}", yaml_quoted(&palette.label));
     let _ = writeln!(out, "created: {}", yaml_date(&options.date));
     out.push_str("status: draft\n---\n\n");
 }
@@ -59,38 +87,31 @@ fn push_source_callout(out: &mut String, source: &SourceNote) {
     }
     let _ = writeln!(out, "> [!info] Source\n> {line}");
     if let Some(link) = nonempty(doc.zotero_link.as_deref()).filter(|l| !l.contains(char::is_whitespace)) {
-        let _ = writeln!(out, "> [Open in Zotero](<{}>)", link.replace(['<', '>'], ""));
+        let url = link.replace(['<', '>'], "").replace('(', "%28").replace(')', "%29");
+        let _ = writeln!(out, "> [Open in Zotero]({url})");
     }
     out.push('\n');
 }
 
-/// Under a heading that came from the section's comment, the highlighted text with its page.
+/// Under a heading, its image and, when the heading came from the comment, the highlighted text,
+/// with the page link.
 fn push_section_text(out: &mut String, source: &SourceNote, heading: &super::outline::Heading) {
-    if nonempty(heading.ann.comment.as_deref()).is_none() {
-        return;
-    }
-    let Some(text) = nonempty(heading.ann.text.as_deref()) else { return };
-    let text = match page_link(source, heading.anchor, heading.ann.page.as_deref()) {
-        Some(link) => format!("{text} ({link})"),
-        None => text.to_string(),
+    let Some(content) = section_content(heading.ann) else { return };
+    let text = match item_links(source, heading.anchor, heading.ann, false) {
+        Some(links) => format!("{content} {links}"),
+        None => content,
     };
     push_paragraph(out, &text);
     out.push('\n');
 }
 
 /// The semantic groups of `placed`, each under a heading at `level`.
-fn push_groups(
-    out: &mut String,
-    source: &SourceNote,
-    options: &RenderOptions,
-    level: usize,
-    placed: Vec<&Placed>,
-) {
-    for (group, items) in grouped(placed, |p| p.ann) {
-        push_heading(out, level, &Group::title(&group, &options.titles));
+fn push_groups(out: &mut String, ctx: &Ctx, level: usize, placed: Vec<&Placed>) {
+    for (group, items) in grouped(placed, |p| ctx.palette.group(p.ann)) {
+        push_heading(out, level, &Group::title(&group, &ctx.options.titles));
         for p in items {
-            let link = page_link(source, p.anchor, p.ann.page.as_deref()).map(|l| format!("({l})"));
-            push_body(out, 0, &body(p.ann), link.as_deref());
+            let links = item_links(ctx.source, p.anchor, p.ann, false);
+            push_body(out, 0, &body(p.ann), links.as_deref());
         }
         out.push('\n');
     }

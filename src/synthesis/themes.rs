@@ -34,6 +34,98 @@ fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
+/// Words that come from the export's markup, links and paths, from colour names or from the
+/// comment prefixes, never from the reader's topic (sorted, for binary search).
+const DEBRIS: &[&str] = &[
+    "blue",
+    "callout",
+    "cite",
+    "color",
+    "colour",
+    "com",
+    "file",
+    "gray",
+    "green",
+    "grey",
+    "highlight",
+    "html",
+    "http",
+    "https",
+    "image",
+    "imported",
+    "item",
+    "items",
+    "jpg",
+    "library",
+    "magenta",
+    "mark",
+    "note",
+    "open",
+    "orange",
+    "page",
+    "pdf",
+    "png",
+    "purple",
+    "quote",
+    "red",
+    "select",
+    "span",
+    "style",
+    "www",
+    "yellow",
+    "zotero",
+];
+
+/// Whether `word` (lowercase) is markup, path or citation debris rather than content: a word in
+/// [`DEBRIS`], anything holding a digit (pages, years, hexes such as `ffd400`, citekeys), or a
+/// bare hex colour.
+fn is_debris(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+        || (word.len() == 6 && word.chars().all(|c| c.is_ascii_hexdigit()))
+        || DEBRIS.binary_search(&word).is_ok()
+        || DEBRIS.binary_search(&stem(word).as_str()).is_ok()
+}
+
+/// Section names every paper has (after [`theme_key`]): they never name a synthesis and never
+/// make two sources share a theme on their own.
+const GENERIC_SECTIONS: &[&str] = &[
+    "abstract",
+    "acknowledgement",
+    "acknowledgment",
+    "appendix",
+    "background",
+    "conclusion",
+    "discussion",
+    "evaluation",
+    "experiment",
+    "experimental setup",
+    "finding",
+    "future work",
+    "introduction",
+    "limitation",
+    "literature review",
+    "material and method",
+    "method",
+    "methodology",
+    "motivation",
+    "overview",
+    "preliminary",
+    "reference",
+    "related work",
+    "result",
+    "result and discussion",
+    "setup",
+    "study design",
+    "summary",
+];
+
+/// Whether a theme key names a section every paper has ("Methods", "2. Results and Discussion",
+/// "Limitations of this study" is not generic: it says more).
+pub(crate) fn is_generic(key: &str) -> bool {
+    let stems: Vec<String> = GENERIC_SECTIONS.iter().map(|g| theme_key(g)).collect();
+    stems.iter().any(|g| g == key)
+}
+
 /// A light English stemmer: plural and `-ing`/`-ed` endings, so "methods"/"method" and
 /// "sampling"/"samples"/"sample" meet. Never shortens a word below three letters.
 pub(crate) fn stem(word: &str) -> String {
@@ -95,12 +187,24 @@ pub(crate) fn display_name(name: &str) -> String {
     if unnumbered.is_empty() { trimmed.to_string() } else { unnumbered.to_string() }
 }
 
+/// Whether a whitespace-separated token is a link, a path or a citation rather than prose.
+fn is_path_or_link(token: &str) -> bool {
+    token.contains("://")
+        || token.contains(":\\")
+        || token.starts_with('/')
+        || token.contains("[@")
+        || token.starts_with('@')
+        || token.contains('<')
+}
+
 /// The salient terms of `text`: (stem, first spelling), in order of first appearance, without
-/// stop words, numbers and words shorter than three letters.
+/// stop words, debris (markup, paths, links, colour names, numbers) and words shorter than three
+/// letters.
 pub(crate) fn salient_terms(text: &str) -> Vec<(String, String)> {
+    let prose: Vec<&str> = text.split_whitespace().filter(|t| !is_path_or_link(t)).collect();
     let mut out: Vec<(String, String)> = Vec::new();
-    for word in words(text) {
-        if word.chars().count() < 3 || is_stop_word(&word) || word.chars().all(|c| c.is_ascii_digit()) {
+    for word in words(&prose.join(" ")) {
+        if word.chars().count() < 3 || is_stop_word(&word) || is_debris(&word) {
             continue;
         }
         let stemmed = stem(&word);
@@ -116,8 +220,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stop_words_are_sorted() {
+    fn word_lists_are_sorted() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(DEBRIS.windows(2).all(|w| w[0] < w[1]), "{DEBRIS:?}");
+    }
+
+    #[test]
+    fn debris_is_not_a_term() {
+        let terms =
+            salient_terms("file:///Users/x/Zotero/items/AB12.pdf page 5 [!quote|#ffd400] yellow judges");
+        let stems: Vec<&str> = terms.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(stems, ["judg"]);
+    }
+
+    #[test]
+    fn generic_sections_are_known_in_their_variants() {
+        for name in ["Methods", "2. Results and Discussion", "Conclusions.", "Limitations", "Abstract"] {
+            assert!(is_generic(&theme_key(name)), "{name}");
+        }
+        assert!(!is_generic(&theme_key("Judge reliability")));
+        assert!(!is_generic(&theme_key("Limitations of seed studies")));
     }
 
     #[test]
