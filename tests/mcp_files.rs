@@ -358,9 +358,9 @@ async fn delete_goes_to_the_trash_and_lists_the_links_that_break() {
 
 #[tokio::test]
 async fn move_rewrites_every_link_and_keeps_the_rest_byte_identical() {
-    let s = start(ConfirmPolicy::None).await;
+    // Written before the server starts, so that the index has it when the move is planned.
+    let s = start_with(ConfirmPolicy::None, &[("Links/Heading.md", b"## About [[Alpha]]\ntext\n")]).await;
     let code_block = "```\n[[Alpha]] in code stays\n```\n";
-    std::fs::write(s.vault.path().join("Links/Heading.md"), "## About [[Alpha]]\ntext\n").unwrap();
     let done = s.ok("obsidian_move_file", json!({"filePath": "[[Alpha]]", "newPath": "Alpha v2"})).await;
     assert_eq!(
         (done["path"].as_str(), done["previous_path"].as_str()),
