@@ -85,11 +85,20 @@ impl Note {
     /// Every tag name, frontmatter and inline, without duplicates (case-insensitive), in order.
     pub fn tag_names(&self) -> Vec<String> {
         let mut seen = foldhash::HashSet::default();
-        self.tags
-            .iter()
-            .filter(|tag| seen.insert(tag.name.to_lowercase()))
-            .map(|tag| tag.name.clone())
-            .collect()
+        self.tags.iter().filter(|tag| seen.insert(lowercase(&tag.name))).map(|tag| tag.name.clone()).collect()
+    }
+
+    /// [`Note::tag_names`] in lower case.
+    pub fn tag_names_lowercase(&self) -> Vec<String> {
+        let mut seen = foldhash::HashSet::default();
+        let mut out = Vec::new();
+        for tag in &self.tags {
+            let name = lowercase(&tag.name);
+            if seen.insert(name.clone()) {
+                out.push(name.into_owned());
+            }
+        }
+        out
     }
 
     /// The link anchors that exist: heading anchors and `^block` ids.
@@ -99,6 +108,15 @@ impl Note {
             .map(|h| h.anchor.clone())
             .chain(self.blocks.iter().map(|b| format!("^{}", b.id)))
             .collect()
+    }
+}
+
+/// `s` in lower case, borrowed when it already is (ASCII without capitals: most tags).
+fn lowercase(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        s.into()
+    } else {
+        s.to_lowercase().into()
     }
 }
 

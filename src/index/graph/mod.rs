@@ -565,8 +565,7 @@ impl GraphNote {
     /// tags, headings, blocks, tasks, frontmatter and aliases.
     pub fn parse(meta: &FileMeta, text: &str) -> Self {
         let note = Note::parse(text);
-        // `tag_names` has no two names equal in lower case.
-        let tags: Vec<String> = note.tag_names().iter().map(|tag| tag.to_lowercase()).collect();
+        let tags = note.tag_names_lowercase();
         let mut links = frontmatter_links(text, &note.frontmatter);
         links.extend(note.links.iter().filter(|l| !l.external).map(|l| GraphLink::new(l, false, 0)));
         let unlisted_links = unlisted_links(text, &note, &links);
@@ -654,7 +653,6 @@ fn unlisted_links(text: &str, note: &Note, links: &[GraphLink]) -> bool {
 /// Frontmatter `aliases` or `alias`: a list, or a comma-separated string.
 fn aliases(frontmatter: &Frontmatter) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen = foldhash::HashSet::default();
     for key in ["aliases", "alias"] {
         let values: Vec<String> = match frontmatter.get_ci(key) {
             Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
@@ -664,12 +662,21 @@ fn aliases(frontmatter: &Frontmatter) -> Vec<String> {
             None => Vec::new(),
         };
         for alias in values {
-            let alias = alias.trim();
-            if !alias.is_empty() && seen.insert(alias.to_string()) {
-                out.push(alias.to_string());
+            let trimmed = alias.trim();
+            if trimmed.len() == alias.len() {
+                out.push(alias);
+            } else {
+                out.push(trimmed.to_string());
             }
         }
     }
+    // The first of each, but no empty one.
+    let keep: Vec<bool> = {
+        let mut seen = foldhash::HashSet::default();
+        out.iter().map(|a| !a.is_empty() && seen.insert(a.as_str())).collect()
+    };
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next() == Some(true));
     out
 }
 

@@ -64,16 +64,21 @@ impl Encoded {
         for (i, t) in tokens(title).enumerate() {
             pairs.push((vocab.intern_raw(t.raw), len + TITLE_GAP + i as u32));
         }
-        let mut tag_terms: Vec<String> = tags
+        // Each tag and parent once, in the order first met.
+        let mut seen = foldhash::HashSet::default();
+        let mut term = String::new();
+        let mut at = pairs.last().map_or(0, |p| p.1) + TITLE_GAP;
+        for tag in tags
             .iter()
             .flat_map(|t| std::iter::once(t.as_str()).chain(t.match_indices('/').map(|(i, _)| &t[..i])))
-            .map(|t| format!("{TAG_MARK}{t}"))
-            .collect();
-        tag_terms.sort_unstable();
-        tag_terms.dedup();
-        let after = pairs.last().map_or(0, |p| p.1) + TITLE_GAP;
-        for (i, tag) in tag_terms.iter().enumerate() {
-            pairs.push((vocab.intern(tag), after + i as u32));
+        {
+            if seen.insert(tag) {
+                term.clear();
+                term.push(TAG_MARK);
+                term.push_str(tag);
+                pairs.push((vocab.intern(&term), at));
+                at += 1;
+            }
         }
         // Each term's positions, grouped by term in id order (a counting sort: positions stay
         // in order within a term).
@@ -207,7 +212,9 @@ impl TextBuilder {
         if maps.len() <= worker {
             maps.resize_with(worker + 1, Vec::new);
         }
-        maps[worker].extend(words.into_iter().map(|w| index.vocab.intern(w)));
+        let words = words.into_iter();
+        index.vocab.reserve(words.size_hint().0);
+        maps[worker].extend(words.map(|w| index.vocab.intern(w)));
         index.grow();
     }
 
