@@ -1,8 +1,6 @@
 //! Inline syntax of one prose line: code spans, `%%comments%%` and HTML tags (skipped), wikilinks,
 //! embeds, Markdown links and tags.
 
-use foldhash::HashMap;
-
 use super::Note;
 use super::model::{Link, LinkKind, Tag};
 
@@ -20,12 +18,34 @@ struct Line<'a> {
     offset: usize,
     line_no: usize,
     /// The matching `]` of each `[` and `)` of each `(`, by the opener's position (made on first use).
-    pairs: Option<HashMap<usize, usize>>,
+    pairs: Option<Closers>,
     /// The end of the code span each backtick run opens, by the run's position (made on first use).
-    code: Option<HashMap<usize, usize>>,
+    code: Option<Closers>,
     wiki_close: Next,
     wiki_open: Next,
     angle_close: Next,
+}
+
+/// A position in the line for each position that opens something: one slot per byte, so a lookup
+/// is an index (the openers are visited in order, so the slots are read front to back).
+struct Closers(Vec<u32>);
+
+impl Closers {
+    const NONE: u32 = u32::MAX;
+
+    fn new(len: usize) -> Self {
+        Closers(vec![Self::NONE; len])
+    }
+
+    fn get(&self, at: usize) -> Option<usize> {
+        self.0.get(at).copied().filter(|&c| c != Self::NONE).map(|c| c as usize)
+    }
+
+    fn insert(&mut self, at: usize, close: usize) {
+        if let (Some(slot), Ok(close)) = (self.0.get_mut(at), u32::try_from(close)) {
+            *slot = close;
+        }
+    }
 }
 
 /// The first occurrence of `needle` at or after a position that only grows: each part of the line
@@ -95,11 +115,11 @@ pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool 
 fn skip_code_span(l: &mut Line, at: usize) -> usize {
     let n = l.text.as_bytes()[at..].iter().take_while(|&&b| b == b'`').count();
     let code = l.code.get_or_insert_with(|| code_spans(l.text.as_bytes()));
-    code.get(&at).copied().unwrap_or(at + n)
+    code.get(at).unwrap_or(at + n)
 }
 
 /// For each run of backticks, the end of the next run of the same length, if any.
-fn code_spans(bytes: &[u8]) -> HashMap<usize, usize> {
+fn code_spans(bytes: &[u8]) -> Closers {
     let mut runs = Vec::new();
     let mut i = 0;
     while let Some(p) = memchr::memchr(b'`', &bytes[i..]) {
@@ -107,21 +127,25 @@ fn code_spans(bytes: &[u8]) -> HashMap<usize, usize> {
         runs.push((i + p, n));
         i += p + n;
     }
-    let mut next_end_of_len: HashMap<usize, usize> = HashMap::default();
-    let mut out = HashMap::default();
+    // The end of the next run of each length, by length (runs are short; a long one is rare).
+    let mut next_end_of_len: Vec<Option<usize>> = Vec::new();
+    let mut out = Closers::new(bytes.len());
     for &(start, n) in runs.iter().rev() {
-        if let Some(&end) = next_end_of_len.get(&n) {
+        if let Some(end) = next_end_of_len.get(n).copied().flatten() {
             out.insert(start, end);
         }
-        next_end_of_len.insert(n, start + n);
+        if next_end_of_len.len() <= n {
+            next_end_of_len.resize(n + 1, None);
+        }
+        next_end_of_len[n] = Some(start + n);
     }
     out
 }
 
 /// The matching `]` of every `[` and `)` of every `(` in `bytes`, by the opener's position:
 /// what counting depth from each opener would find, in one pass.
-fn bracket_pairs(bytes: &[u8]) -> HashMap<usize, usize> {
-    let mut out = HashMap::default();
+fn bracket_pairs(bytes: &[u8]) -> Closers {
+    let mut out = Closers::new(bytes.len());
     let (mut squares, mut rounds) = (Vec::new(), Vec::new());
     for (i, &b) in bytes.iter().enumerate() {
         let stack = match b {
@@ -209,7 +233,7 @@ fn split_subpath(dest: &str) -> (&str, Option<String>) {
 fn markdown_link(note: &mut Note, l: &mut Line, at: usize, embed: bool) -> usize {
     let (line, bytes) = (l.text, l.text.as_bytes());
     let pairs = l.pairs.get_or_insert_with(|| bracket_pairs(bytes));
-    let Some(&text_end) = pairs.get(&at) else { return at + 1 };
+    let Some(text_end) = pairs.get(at) else { return at + 1 };
     if bytes.get(text_end + 1) != Some(&b'(') {
         return at + 1;
     }
@@ -221,7 +245,7 @@ fn markdown_link(note: &mut Note, l: &mut Line, at: usize, embed: bool) -> usize
         }
     } else {
         // `[t](url "title")`: the destination ends at the space.
-        let Some(&k) = pairs.get(&(text_end + 1)) else { return at + 1 };
+        let Some(k) = pairs.get(text_end + 1) else { return at + 1 };
         let raw = &line[dest_start..k];
         (raw.split(" \"").next().unwrap_or(raw).trim(), k + 1)
     };
