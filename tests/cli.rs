@@ -350,3 +350,15 @@ fn call_explains_bad_arguments_and_unknown_tools() {
     let out = scholia(&["tools", "--vault", vault], dir.path());
     assert!(stdout(&out).lines().any(|l| l.starts_with("obsidian_move_file ")));
 }
+
+/// The server's tools as clients see them (names, descriptions, schemas, read-only and destructive
+/// hints): a change to any of them shows here first, and is made on purpose
+/// (`UPDATE_SNAPSHOTS=1 cargo test --all-features --test main cli::tools_list_is_the_golden_one`).
+#[test]
+fn tools_list_is_the_golden_one() {
+    let vault = vault_with_note();
+    let out = scholia(&["tools", "--json", "--vault", vault.path().to_str().unwrap()], vault.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = String::from_utf8(out.stdout).expect("utf-8");
+    crate::check::check(&crate::check::root().join("tests/cases/mcp/tools.json"), &listed);
+}
