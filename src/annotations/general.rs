@@ -159,15 +159,14 @@ fn record(
     let mut text: Vec<String> = Vec::new();
     let mut comment: Vec<String> = Vec::new();
     let mut after = b + 1;
+    // Whether line `j` is plain text that can continue an annotation's text from above.
+    let joins = |j: usize| !infos[j].blank && !infos[j].anchored() && !infos[j].heading && !skip[j];
     if inline {
         // Text on the anchor's line; lines of the same block above it (not claimed by the
         // annotation before) continue it.
         let mut up = a;
         while up > claimed_until
-            && !infos[up - 1].blank
-            && !infos[up - 1].anchored()
-            && !infos[up - 1].heading
-            && !skip[up - 1]
+            && joins(up - 1)
             && infos[up - 1].depth == depth
             && depth > 0
             && !infos[up - 1].callout
@@ -182,21 +181,11 @@ fn record(
         comment.extend(c);
     } else {
         let block_start = infos[a].blank || a == 0 || infos[a - 1].blank || infos[a].callout;
-        let above = !block_start
-            && a > claimed_until
-            && !infos[a - 1].anchored()
-            && !infos[a - 1].heading
-            && !skip[a - 1]
-            && infos[a - 1].depth == depth;
+        let above = !block_start && a > claimed_until && joins(a - 1) && infos[a - 1].depth == depth;
         if above && !infos[a].callout {
             // The anchor line ends a paragraph of text (`text` then `Yellow Highlight [Page 3](…)`).
             let mut up = a;
-            while up > claimed_until
-                && !infos[up - 1].blank
-                && !infos[up - 1].anchored()
-                && !infos[up - 1].heading
-                && !skip[up - 1]
-            {
+            while up > claimed_until && joins(up - 1) {
                 up -= 1;
             }
             first = up;
