@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
-use super::text::{mark_open, page_of_locator, strip_prefix_ci};
+use super::text::{label_page, mark_open, page_of_locator, strip_prefix_ci};
 
 /// What one line holds.
 #[derive(Debug, Default, Clone)]
@@ -83,7 +83,19 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
             }
             next_heading += 1;
         }
-        let limit = anchors.get(k + 1).copied().unwrap_or(lines.len());
+        // The next annotation begins where its block does when its text stands above its anchor
+        // (`<mark>Highlight</mark>`, text, then `[page 2](…)`), after a blank line.
+        let limit = anchors.get(k + 1).map_or(lines.len(), |&n| {
+            let mut top = n;
+            while top > b + 1
+                && !skip[top - 1]
+                && infos[top - 1].depth == infos[n].depth
+                && joins_above(&infos[top - 1])
+            {
+                top -= 1;
+            }
+            if top < n && top > b + 1 && infos[top - 1].blank { top } else { n }
+        });
         let (first, draft) =
             record(lines, &infos, &skip, a, b, claimed_until, limit, heading_colour.as_deref());
         claimed_until = draft_end(&infos, &skip, b, limit);
@@ -93,6 +105,11 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
         k += 1;
     }
     found
+}
+
+/// Whether a line is plain text that can continue an annotation's text from above.
+fn joins_above(info: &Info) -> bool {
+    !info.blank && !info.anchored() && !info.heading
 }
 
 /// Lines outside annotations: code blocks, metadata callouts, HTML, the frontmatter-like head.
@@ -160,7 +177,7 @@ fn record(
     let mut comment: Vec<String> = Vec::new();
     let mut after = b + 1;
     // Whether line `j` is plain text that can continue an annotation's text from above.
-    let joins = |j: usize| !infos[j].blank && !infos[j].anchored() && !infos[j].heading && !skip[j];
+    let joins = |j: usize| joins_above(&infos[j]) && !skip[j];
     if inline {
         // Text on the anchor's line; lines of the same block above it (not claimed by the
         // annotation before) continue it.
@@ -400,10 +417,19 @@ fn info(raw: &str) -> Info {
     }
     take_marks(&mut rest, &mut info);
     take_links(&mut rest, &mut info);
-    take_images(&mut rest, &mut info);
+    let mut other_image = None;
+    take_images(&mut rest, &mut info, &mut other_image);
     take_pages(&mut rest, &mut info);
+    if info.image.is_none() && (info.link.is_some() || info.page.is_some()) {
+        info.image = other_image;
+    }
+    let coloured = info.color.hex.is_some() || info.color.name.is_some();
     if info.anchored() || info.callout {
         take_words(&mut rest, &mut info);
+    } else if coloured && TYPE_WORDS.contains(&rest.trim().to_lowercase().as_str()) {
+        // `<mark style="…">Highlight</mark>` heading the annotation's lines: a label, not text.
+        info.label = Some(rest.trim().to_lowercase());
+        rest.clear();
     }
     // Block ids, timestamps, tags at the end.
     let mut t = rest.trim_end().to_string();
@@ -552,7 +578,9 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
             return true;
         }
         // Zotero's own export cites the item: `([Author, 2020, p. 5](zotero://select/…))`.
-        if let Some(p) = page_in_label.filter(|_| label.contains(',') || label.contains("p.")) {
+        // A bare year (`[Lm et al., 2017](zotero://select/…)`) cites the item, not a page.
+        let last = label.rsplit(',').next().unwrap_or(label).trim().to_lowercase();
+        if let Some(p) = page_in_label.filter(|_| last.starts_with('p')) {
             info.page.get_or_insert(p);
             info.link.get_or_insert_with(|| target.to_string());
             return true;
@@ -568,20 +596,8 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
     false
 }
 
-/// The page a link label prints: `Page 3`, `p. 3`, `page 2`, `3`, `@Page 1133`, `Author, 2020, p. 5`.
-fn label_page(label: &str) -> Option<String> {
-    let last = label.rsplit(',').next().unwrap_or(label).trim().trim_start_matches('@');
-    let lower = last.to_lowercase();
-    let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
-    if !is_page || last.is_empty() {
-        return None;
-    }
-    page_of_locator(last)
-        .filter(|p| p.chars().count() <= 12 && p.chars().any(|c| c.is_alphanumeric()) && !p.contains(' '))
-}
-
 /// `![[path.png]]`, `![](path.png)`: the image kept, the embed removed.
-fn take_images(rest: &mut String, info: &mut Info) {
+fn take_images(rest: &mut String, info: &mut Info, other: &mut Option<String>) {
     let is_image = |p: &str| {
         let lower = p.to_ascii_lowercase();
         [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"].iter().any(|e| lower.ends_with(e))
@@ -600,9 +616,12 @@ fn take_images(rest: &mut String, info: &mut Info) {
         if !is_image(&path) {
             break;
         }
-        // Any image next to a Zotero link or a page; alone, only an image Zotero named.
-        if zotero_image(&path) || info.link.is_some() || rest.contains("](") {
+        // Alone, only an image Zotero named; any other image only next to a Zotero link or a
+        // printed page (decided once the pages are read).
+        if zotero_image(&path) {
             info.image.get_or_insert(path);
+        } else if other.is_none() {
+            *other = Some(path);
         }
         rest.replace_range(start..start + len, "");
     }

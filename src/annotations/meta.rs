@@ -75,11 +75,27 @@ pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_s
         set(&mut meta, &mut date, key, text, name.eq_ignore_ascii_case("title"));
     }
     let mut h1 = None;
+    // The line of the last `Author:: …` field: one author per line (Zotero Integration's
+    // `{% for c in creators %}` loops) adds up to one list.
+    let mut author_line: Option<usize> = None;
+    let authors_from_fields = meta.authors.is_none();
     for i in 0..lines.len() {
         let line = lines.get(i);
         let head = lines.offset(i) < annotations_from;
         if let Some((key, value)) = field(line).or_else(|| head.then(|| plain_field(line)).flatten()) {
-            set(&mut meta, &mut date, key, value, false);
+            if key == Key::Authors && authors_from_fields && author_line.is_some_and(|l| l + 1 == i) {
+                if let Some(list) = meta.authors.as_mut()
+                    && !list.split("; ").any(|a| a == value)
+                {
+                    list.push_str("; ");
+                    list.push_str(&value);
+                }
+            } else {
+                set(&mut meta, &mut date, key, value, false);
+            }
+            if key == Key::Authors {
+                author_line = Some(i);
+            }
             continue;
         }
         if h1.is_none()
@@ -177,7 +193,12 @@ fn clean(value: &str) -> String {
         }
     }
     out.push_str(rest);
-    out.trim().trim_matches(['*', '_']).trim().to_string()
+    let mut t = out.trim();
+    // Line breaks a template put after the value (`Lee, Jung-Shin<br>`).
+    while let Some(head) = ["<br>", "<br/>", "<br />", "</br>"].iter().find_map(|b| t.strip_suffix(b)) {
+        t = head.trim_end();
+    }
+    t.trim_matches(['*', '_']).trim().to_string()
 }
 
 fn year(value: &str) -> String {
@@ -224,5 +245,16 @@ mod tests {
         assert_eq!((m.authors.as_deref(), m.year.as_deref()), (Some("Seo-yeon Park, Min Cho"), Some("2024")));
         let m = meta("---\ncitation-key: lee2020\n---\nAuthors:: [[People/Ann Lee|Ann Lee]]\n");
         assert_eq!((m.citekey.as_deref(), m.authors.as_deref()), (Some("lee2020"), Some("Ann Lee")));
+    }
+
+    #[test]
+    fn one_author_per_line_adds_up_to_one_list() {
+        let m = meta("> **Author**:: Lee, Ann<br>  \n> **Author**:: Chen, Bo<br>  \n> **Title**:: T\n");
+        assert_eq!(m.authors.as_deref(), Some("Lee, Ann; Chen, Bo"));
+        // Apart, and under frontmatter authors, a later field does not add to the list.
+        let m = meta("Author:: Ann Lee\n\nText.\n\nAuthor:: Someone Else\n");
+        assert_eq!(m.authors.as_deref(), Some("Ann Lee"));
+        let m = meta("---\nauthors: [Ann Lee]\n---\n> **Author**:: Bo Chen\n> **Author**:: Cy Dee\n");
+        assert_eq!(m.authors.as_deref(), Some("Ann Lee"));
     }
 }

@@ -8,7 +8,8 @@ use super::lines::{
     Lines, callout_header, citation_line, heading, is_annotation_start, is_boundary, unquote,
 };
 use super::text::{
-    citation, link_page, mark_open, page_of_locator, rfind, strip_bold, strip_prefix_ci, zotero_link,
+    citation, file_page_link, link_page, mark_open, page_of_locator, rfind, strip_bold, strip_prefix_ci,
+    zotero_link,
 };
 
 /// Type words the exports print inside `<mark>` or after the colour name.
@@ -52,6 +53,17 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
         }
         draft.link = Some(link);
     }
+    if let Some((range, page)) = file_page_link(&line) {
+        draft.page = draft.page.take().or(Some(page));
+        line.replace_range(range, "");
+        // A date link after the page link (`[page 2](file://…) [[2024-05-19 19:14]]`).
+        while let Some(open) = line.trim_end().strip_suffix("]]").and_then(|l| l.rfind("[["))
+            && is_date_target(&line[open + 2..])
+        {
+            line.truncate(open);
+            line.truncate(line.trim_end().len());
+        }
+    }
     if let Some(open) = rfind(&line, "[@")
         && let Some((key, page)) = citation(&line[open..])
     {
@@ -61,6 +73,13 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
     }
     line.truncate(line.trim_end().len());
     Cow::Owned(line)
+}
+
+/// Whether a wikilink's target (`23.10.25|2023-10-25#…]]`) names a day: digits and date separators.
+fn is_date_target(link: &str) -> bool {
+    let target = link.split(['|', '#', ']']).next().unwrap_or("");
+    target.starts_with(|c: char| c.is_ascii_digit())
+        && target.bytes().all(|b| b.is_ascii_digit() || b".-_: ".contains(&b))
 }
 
 /// The user's template and its relatives: a `<mark …>Label</mark>` line, then a heading or bold
@@ -119,6 +138,7 @@ fn block_body<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Dra
     } else if line.trim_start().starts_with("**") {
         i = bold_comment(lines, i, depth, draft);
     }
+    let mut located = false;
     while i < lines.len() {
         let raw = lines.get(i);
         if depth > 0 && !raw.trim_start().starts_with('>') && !raw.trim().is_empty() {
@@ -140,8 +160,23 @@ fn block_body<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Dra
         } else if let Some(image) = t.strip_prefix("![[") {
             let end = image.find([']', '|']).unwrap_or(image.len());
             draft.image = Some(image[..end].to_string());
+        } else if located {
+            // Lines after the page link are the comment (`- comment` in most templates).
+            let t = line.trim();
+            let t = t.strip_prefix("- ").unwrap_or(t);
+            if !t.is_empty() || !draft.comment.is_empty() {
+                draft.comment.push(t.into());
+            }
         } else {
+            let had = (draft.link.is_some(), draft.page.is_some());
             let kept = take_locator(line, draft);
+            if kept.trim().is_empty()
+                && !draft.text.is_empty()
+                && had != (draft.link.is_some(), draft.page.is_some())
+            {
+                located = true;
+                continue;
+            }
             if draft.label.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("note")) {
                 draft.comment.push(kept);
             } else {
@@ -274,7 +309,7 @@ pub fn callout<'a>(
         let inner = unquote(lines.get(i), 1);
         i += 1;
         let t = inner.trim();
-        if t.is_empty() {
+        if t.is_empty() || only_breaks(t) {
             draft.text.push(Cow::Borrowed(""));
             continue;
         }
@@ -319,6 +354,14 @@ pub fn callout<'a>(
     } else {
         i
     }
+}
+
+/// Whether a line holds only line breaks (`</br></br>`, `<br/>`), as image callouts print.
+fn only_breaks(t: &str) -> bool {
+    t.split('<').skip(1).all(|tag| {
+        let (name, tail) = tag.split_once('>').unwrap_or((tag, "x"));
+        matches!(name.trim().trim_matches('/').trim(), "br" | "BR") && tail.trim().is_empty()
+    }) && t.starts_with('<')
 }
 
 /// A `<mark …>Label</mark></br></br>text` line inside a callout.

@@ -67,6 +67,42 @@ pub fn page_of_locator(locator: &str) -> Option<String> {
     (!page.is_empty() && !label_only).then(|| page.to_string())
 }
 
+/// The page a link label prints: `Page 3`, `p. 3`, `page 2`, `3`, `@Page 1133`, `Author, 2020, p. 5`.
+pub fn label_page(label: &str) -> Option<String> {
+    let last = label.rsplit(',').next().unwrap_or(label).trim().trim_start_matches('@');
+    let lower = last.to_lowercase();
+    let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
+    if !is_page || last.is_empty() {
+        return None;
+    }
+    page_of_locator(last)
+        .filter(|p| p.chars().count() <= 12 && p.chars().any(|c| c.is_alphanumeric()) && !p.contains(' '))
+}
+
+/// A page link to the PDF file that is not a Zotero link — `[page 2](file://…)`, or `[page 2]()`
+/// when the template printed an empty path — as the byte range to remove (with the parentheses
+/// around it, if any) and the page it prints.
+pub fn file_page_link(line: &str) -> Option<(std::ops::Range<usize>, String)> {
+    let mut from = 0;
+    while let Some(open) = line[from..].find('[').map(|o| from + o) {
+        let mid = line[open..].find("](").map(|m| open + m)?;
+        let close = line[mid + 2..].find(')').map(|c| mid + 2 + c)?;
+        let target = line[mid + 2..close].trim().trim_start_matches('<').trim_end_matches('>');
+        if (target.is_empty() || strip_prefix_ci(target, "file://").is_some())
+            && let Some(page) = label_page(&line[open + 1..mid])
+        {
+            let (mut start, mut end) = (open, close + 1);
+            if line[..start].ends_with('(') && line[end..].starts_with(')') {
+                start -= 1;
+                end += 1;
+            }
+            return Some((start..end, page));
+        }
+        from = open + 1;
+    }
+    None
+}
+
 /// `s` without the ASCII-case-insensitive `prefix`, if it starts with it.
 pub fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
