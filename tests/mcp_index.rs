@@ -148,6 +148,9 @@ async fn while_building_every_answer_says_so_and_is_scanned_correctly() {
     let vault = crate::mcp_client::example_vault();
     std::fs::write(vault.path().join("Projects/Broken.md"), "See [[Nowhere]].").unwrap();
     let s = start(vault, options, ()).await;
+    let waiting = gate.clone();
+    let reached = tokio::task::spawn_blocking(move || waiting.wait_reached(Duration::from_secs(60)));
+    assert!(reached.await.unwrap(), "the build never reached the gate");
     let building = answers(&s).await;
     for (call, value) in &building {
         let answer = &value["answer"];

@@ -35,8 +35,15 @@ const POLL_UNWATCHED: Duration = Duration::from_secs(1);
 const BATCH: usize = 32;
 
 /// Holds the first build until opened: lets a test see the server while it is still building.
+/// The build reaches the gate once it has listed the vault (so its progress has a total).
 #[derive(Debug, Clone, Default)]
-pub struct BuildGate(Arc<(Mutex<bool>, Condvar)>);
+pub struct BuildGate(Arc<(Mutex<GateState>, Condvar)>);
+
+#[derive(Debug, Default)]
+struct GateState {
+    open: bool,
+    reached: bool,
+}
 
 impl BuildGate {
     /// A closed gate.
@@ -46,17 +53,27 @@ impl BuildGate {
 
     /// Lets the build go on.
     pub fn open(&self) {
-        *self.0.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.0.lock().unwrap_or_else(|e| e.into_inner()).open = true;
         self.0.1.notify_all();
     }
 
+    /// Blocks until the build waits at the gate (or `limit` passes); returns whether it does.
+    pub fn wait_reached(&self, limit: Duration) -> bool {
+        let state = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (state, _) =
+            self.0.1.wait_timeout_while(state, limit, |s| !s.reached).unwrap_or_else(|e| e.into_inner());
+        state.reached
+    }
+
     fn wait(&self, shutdown: &AtomicBool) {
-        let mut open = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
-        while !*open && !shutdown.load(Ordering::Relaxed) {
-            open = self
+        let mut state = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        state.reached = true;
+        self.0.1.notify_all();
+        while !state.open && !shutdown.load(Ordering::Relaxed) {
+            state = self
                 .0
                 .1
-                .wait_timeout(open, Duration::from_millis(50))
+                .wait_timeout(state, Duration::from_millis(50))
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
     }
