@@ -103,7 +103,11 @@ pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_s
             && let Some((1, text)) = heading(line)
         {
             let text = clean(text.trim_matches('*'));
-            if !text.is_empty() && !text.eq_ignore_ascii_case("annotations") {
+            // Zotero's own heading: `Annotations`, `Annotations (8/11/2024, 10:09:40 PM)`.
+            let zotero_heading = text.get(..11).is_some_and(|h| h.eq_ignore_ascii_case("annotations"))
+                && text[11..].trim().starts_with('(')
+                || text.eq_ignore_ascii_case("annotations");
+            if !text.is_empty() && !zotero_heading {
                 h1 = Some(text);
             }
         }

@@ -34,5 +34,6 @@ pub struct ParseOptions {
 mod parse;
 mod styles;
 mod text;
+mod zotero_html;
 pub use parse::{is_annotation_note, parse};
 pub(crate) use text::citekey_prefix;

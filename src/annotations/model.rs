@@ -85,6 +85,8 @@ pub enum TemplateStyle {
     UserTemplate,
     /// Read by the general rule: one annotation per Zotero link, printed page or image.
     Anchored,
+    /// Zotero's own note HTML (`<span class="highlight" data-annotation=…>`), left unconverted.
+    ZoteroNote,
     /// Several styles in one note.
     Mixed,
     /// No annotation found.

@@ -22,12 +22,21 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     let body = frontmatter::body_start(text);
     let lines = Lines::new(text, body);
     let mut scan = Scan::default();
-    scan.run(&lines, options);
     let mut diagnostics = fm.diagnostics.clone();
-    diagnostics.append(&mut scan.diagnostics);
-    with_general_rule(&lines, text, options, &mut scan);
-    with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
-    drop_repeated_titles(text, &mut scan.annotations);
+    if super::zotero_html::present(text) {
+        scan.annotations = super::zotero_html::read(text, body)
+            .into_iter()
+            .map(|(at, draft)| (at, draft.finish(options).0))
+            .collect();
+        scan.zotero_note = !scan.annotations.is_empty();
+    }
+    if !scan.zotero_note {
+        scan.run(&lines, options);
+        diagnostics.append(&mut scan.diagnostics);
+        with_general_rule(&lines, text, options, &mut scan);
+        with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
+        drop_repeated_titles(text, &mut scan.annotations);
+    }
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
     let meta = super::meta::read(&fm, &lines, first, name.strip_suffix(".md").unwrap_or(name));
@@ -63,6 +72,11 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     }) {
         return true;
     }
+    if super::zotero_html::present(text)
+        && !super::zotero_html::read(text, frontmatter::body_start(text)).is_empty()
+    {
+        return true;
+    }
     let lines = Lines::new(text, frontmatter::body_start(text));
     let mut scan = Scan { stop_at_first: true, ..Scan::default() };
     scan.run(&lines, options);
@@ -84,6 +98,8 @@ struct Scan {
     from_template: usize,
     /// Whether the general rule read the note.
     general: bool,
+    /// Whether the note is Zotero's own note HTML.
+    zotero_note: bool,
     diagnostics: Vec<Diagnostic>,
     styles: [usize; 4],
     first_h1: Option<String>,
@@ -246,6 +262,9 @@ impl Scan {
     }
 
     fn style(&self) -> TemplateStyle {
+        if self.zotero_note {
+            return TemplateStyle::ZoteroNote;
+        }
         if self.general && self.from_template == 0 {
             return TemplateStyle::Anchored;
         }
