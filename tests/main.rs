@@ -21,6 +21,8 @@ mod mcp_files;
 #[cfg(feature = "mcp")]
 mod mcp_index;
 #[cfg(feature = "mcp")]
+mod mcp_paging;
+#[cfg(feature = "mcp")]
 mod mcp_subscriptions;
 #[cfg(feature = "mcp")]
 mod mcp_vault_tools;
@@ -32,4 +34,8 @@ mod synthesis;
 mod synthesis_families;
 mod vault;
 mod vault_safety;
+/// The benchmarks' vault generator, for tests that need a big vault.
+#[cfg(feature = "mcp")]
+#[path = "../benches/support/vaultgen.rs"]
+mod vaultgen;
 mod zotero_paths;

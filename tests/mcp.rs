@@ -74,6 +74,12 @@ async fn lists_every_tool_with_schemas_and_annotations() {
         let annotations = tool.annotations.as_ref().unwrap();
         assert_eq!(annotations.open_world_hint, Some(false));
         assert!(annotations.read_only_hint.is_some() && annotations.destructive_hint.is_some());
+        let props =
+            tool.input_schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (field, schema) in props {
+            let described = schema.get("description").and_then(Value::as_str).is_some_and(|d| d.len() > 10);
+            assert!(described, "{}.{field} has no description", tool.name);
+        }
     }
 }
 

@@ -13,8 +13,7 @@ use serde_json::{Value, json};
 
 use crate::mcp_client::Tools;
 
-#[path = "../benches/support/vaultgen.rs"]
-mod vaultgen;
+use crate::vaultgen;
 
 /// Serves `vault` in process with the index run by `options`; returns the client's end.
 fn serve(vault: &Path, options: IndexOptions) -> tokio::io::DuplexStream {

@@ -17,22 +17,12 @@ use serde_json::{Value, json};
 use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
 use super::approval::{Ask, Round};
 use super::diff::content_hash;
-use super::reply::{MAX_ANSWER_BYTES, fail, fit, ok};
+use super::reply::{MAX_ANSWER_BYTES, attempt, fit, ok};
 use super::server::Scholia;
 use crate::note::{Frontmatter, Note};
 use crate::vault::{Change, Vault, VaultPath};
 
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
-
-/// Turns an error into the failed answer; `Ok` passes through.
-macro_rules! attempt {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Ok(fail(e.to_string()).into()),
-        }
-    };
-}
 
 /// Room left for lists and diffs in an answer.
 const BUDGET: usize = MAX_ANSWER_BYTES - 2048;

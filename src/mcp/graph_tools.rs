@@ -14,8 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::approval::Ask;
 use super::index_params::*;
-use super::indexed::{Answer, attempt, page};
-use super::reply::{fail, fit, ok};
+use super::reply::{Answer, Window, attempt, fail, fit, ok, page};
 use super::server::Scholia;
 use crate::index::graph::{Issue, IssueKind, Reason};
 use crate::index::service::State;
@@ -90,7 +89,7 @@ impl Scholia {
     ))]
     async fn find_related_notes(&self, Parameters(args): Parameters<FindRelated>) -> Answer {
         let path = attempt!(self.resolve_note(&args.path));
-        let limit = args.limit.unwrap_or(10).clamp(1, 50);
+        let window = Window::new(args.offset, args.limit, 10, 50);
         let view = attempt!(self.index_view(&VaultPath::root()));
         let graph = view.graph();
         if graph.note(&path).is_none() {
@@ -99,12 +98,15 @@ impl Scholia {
             )));
         }
         let similar = view.text().similar(&path, 200);
-        let related = graph.related_to_similar(&path, limit, similar.iter().map(|(p, s)| (p, *s)));
+        let best = window.offset.saturating_add(window.limit);
+        let (related, total) = graph.related_to_similar(&path, best, similar.iter().map(|(p, s)| (p, *s)));
         let link = |p: &str| {
             format!("[[{}]]", graph.resolver().link_text(p, Some(path.as_str()), LinkStyle::Shortest))
         };
         let results: Vec<Value> = related
             .iter()
+            .skip(window.offset)
+            .take(window.limit)
             .map(|r| {
                 json!({"path": r.path.as_str(), "score": (r.score * 1000.0).round() / 1000.0,
                     "why": why(&r.reasons, link), "reasons": r.reasons})
@@ -112,16 +114,11 @@ impl Scholia {
             .collect();
         let live = view.is_live();
         drop(view);
-        let total = results.len();
-        let (results, truncated) = fit(results, super::reply::MAX_ANSWER_BYTES - 2048);
-        let mut value = json!({"path": path.as_str(), "related": results, "count": total});
-        if truncated {
-            value["truncated"] = json!(true);
-            value["hint"] = json!("ask for fewer with limit");
-        }
+        let mut value = json!({"path": path.as_str(), "count": total});
         if total == 0 {
             value["message"] = json!("no note shares a link, a tag or distinctive words with this one");
         }
+        let value = page(value, "related", results, total, window, json!({"path": path.as_str()}));
         Ok(ok(&format!("{total} notes related to {path}"), self.mark_index(value, live)))
     }
 
@@ -144,7 +141,7 @@ impl Scholia {
             }
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let window = Window::new(args.offset, args.limit, 50, 200);
         let view = attempt!(self.index_view(&VaultPath::root()));
         let issues = self.index.issues(&view);
         let live = view.is_live();
@@ -154,10 +151,11 @@ impl Scholia {
         let chosen: Vec<&Issue> =
             in_folder.into_iter().filter(|i| kinds.is_empty() || kinds.contains(&i.kind)).collect();
         let total = chosen.len();
-        let items: Vec<Value> = chosen.iter().skip(args.offset).take(limit).map(|i| issue_json(i)).collect();
+        let items: Vec<Value> =
+            chosen.iter().skip(window.offset).take(window.limit).map(|i| issue_json(i)).collect();
         let value = json!({"by_kind": counts, "healthy": counts.is_empty()});
-        let next = json!({"kinds": args.kinds, "folder": args.folder, "limit": limit});
-        let value = page(value, "issues", items, total, args.offset, next);
+        let next = json!({"kinds": args.kinds, "folder": args.folder});
+        let value = page(value, "issues", items, total, window, next);
         Ok(ok(&format!("{total} issues"), self.mark_index(value, live)))
     }
 

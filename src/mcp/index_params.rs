@@ -125,7 +125,10 @@ pub struct FindRelated {
     /// The note: its vault path, its name or alias, or a [[wikilink]] to it.
     #[serde(alias = "filePath", alias = "note")]
     pub path: String,
-    /// Most related notes to return (default 10, at most 50).
+    /// Skip this many related notes (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most related notes to return (default 10, at most 50); fewer when they would not fit one answer.
     pub limit: Option<usize>,
 }
 

@@ -4,37 +4,26 @@
 
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::CallToolResponse;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
 use super::approval::{Ask, Round};
 use super::diff::{self, content_hash};
-use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
+use super::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, ok, page, room};
 use super::server::Scholia;
 use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
 use crate::index::graph::Backlink;
 use crate::library;
 use crate::note::frontmatter::{body_start, scalar_string};
 use crate::note::{Frontmatter, Note, meta_edit};
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{FileMeta, Vault, VaultPath};
 
-type Answer = Result<CallToolResult, rmcp::ErrorData>;
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
 
 /// Characters of a note's preview in `list_notes`.
 const PREVIEW: usize = 160;
-
-/// The answer of a call that failed before anything was written.
-macro_rules! attempt {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Ok(fail(e.to_string()).into()),
-        }
-    };
-}
 
 /// The title people see: frontmatter `title`, else the first top-level heading, else the name.
 fn title_of(note: &Note, path: &VaultPath) -> String {
@@ -175,44 +164,21 @@ impl Scholia {
         open_world_hint = false
     ))]
     async fn list_notes(&self, Parameters(args): Parameters<ListNotes>) -> Answer {
-        let folder = match self.folder(args.folder.as_deref(), false) {
-            Ok(f) => f,
-            Err(e) => return Ok(fail(e)),
-        };
-        let mut notes = match library::notes(self.vault.as_ref(), &folder) {
-            Ok(n) => n,
-            Err(e) => return Ok(fail(e.to_string())),
-        };
+        let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let mut notes = attempt!(library::notes(self.vault.as_ref(), &folder));
         if !args.recursive {
             notes.retain(|n| n.path.parent().unwrap_or_default() == folder);
         }
         let total = notes.len();
-        let limit = args.limit.unwrap_or(50).clamp(1, 200);
-        let page: Vec<Value> = notes
-            .iter()
-            .skip(args.offset)
-            .take(limit)
-            .map(|meta| {
-                let text = self.vault.read(&meta.path).unwrap_or_default();
-                let note = Note::parse(&text);
-                let title = title_of(&note, &meta.path);
-                json!({
-                    "path": meta.path.as_str(),
-                    "name": meta.path.stem(),
-                    "preview": preview(&text, &title),
-                    "title": title,
-                    "modified": jiff::Timestamp::from_millisecond(meta.mtime_ms).ok().map(|t| t.to_string()),
-                })
-            })
-            .collect();
-        let (shown, _) = fit(page, MAX_ANSWER_BYTES - 1024);
-        let next_offset = args.offset + shown.len();
-        let mut value =
-            json!({"folder": folder.as_str(), "notes": shown, "total": total, "offset": args.offset});
-        if next_offset < total {
-            value["truncated"] = json!(true);
-            value["next"] = json!({"folder": folder.as_str(), "recursive": args.recursive, "offset": next_offset, "limit": limit});
-        }
+        let window = Window::new(args.offset, args.limit, 50, 200);
+        let fields = json!({"folder": folder.as_str()});
+        let next = json!({"folder": folder.as_str(), "recursive": args.recursive});
+        // The notes asked for come before their previews: each note's share of the room bounds
+        // its preview, so a large page holds more notes with shorter previews.
+        let asked = window.limit.min(total.saturating_sub(window.offset)).max(1);
+        let share = room(&fields, &next) / asked;
+        let items = notes.iter().skip(window.offset).map(|meta| self.listed_note(meta, share));
+        let value = page(fields, "notes", items, total, window, next);
         Ok(ok(
             &format!("{total} notes in {}", if folder.is_root() { "the vault" } else { folder.as_str() }),
             value,
@@ -341,6 +307,31 @@ impl UpdateNote {
             (true, UpdateMode::Append) => "append",
             (true, UpdateMode::Prepend) => "prepend",
         }
+    }
+}
+
+impl Scholia {
+    /// A note as `list_notes` lists it, its preview cut so that the whole entry takes about
+    /// `share` bytes (no preview when even the rest takes more).
+    fn listed_note(&self, meta: &FileMeta, share: usize) -> Value {
+        let text = self.vault.read(&meta.path).unwrap_or_default();
+        let note = Note::parse(&text);
+        let title = title_of(&note, &meta.path);
+        let mut item = json!({
+            "path": meta.path.as_str(),
+            "name": meta.path.stem(),
+            "preview": "",
+            "title": title,
+            "modified": jiff::Timestamp::from_millisecond(meta.mtime_ms).ok().map(|t| t.to_string()),
+        });
+        let room = share.saturating_sub(super::reply::size_of(&item));
+        let full = preview(&text, &title);
+        item["preview"] = json!(match cut_text(&full, room) {
+            (all, false) => all.to_string(),
+            (_, true) if room < 8 => String::new(),
+            (_, true) => format!("{}…", cut_text(&full, room - 3).0.trim_end()),
+        });
+        item
     }
 }
 

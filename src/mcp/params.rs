@@ -14,6 +14,11 @@ pub struct ReadAnnotations {
     pub colors: Vec<String>,
     /// Folder to look in (vault-relative); default: the configured annotations folder, else the whole vault.
     pub folder: Option<String>,
+    /// Skip this many annotations (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most annotations to return (default 200, at most 1000); fewer when they would not fit one answer.
+    pub limit: Option<usize>,
 }
 
 /// `obsidian_write_note`.
@@ -44,6 +49,11 @@ pub struct ListAnnotationFiles {
     /// Only notes with all of these frontmatter tags (a tag also matches its nested tags).
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Skip this many notes (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most notes to return (default 200, at most 1000); fewer when they would not fit one answer.
+    pub limit: Option<usize>,
 }
 
 /// `obsidian_search`.
@@ -70,6 +80,9 @@ pub struct SearchVault {
     pub limit: Option<usize>,
     /// Limit the search to this folder (vault-relative).
     pub folder: Option<String>,
+    /// Skip this many results (paging; the answer gives the next offset and the total).
+    #[serde(default)]
+    pub offset: usize,
 }
 
 /// A note by path.
@@ -249,6 +262,11 @@ pub struct ListFiles {
     /// Vault-relative folder; `""` or `/` is the vault root.
     #[serde(rename = "dirPath", alias = "dirpath", alias = "path", default)]
     pub dir_path: String,
+    /// Skip this many entries (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most entries to return (default 1000, at most 5000); fewer when they would not fit one answer.
+    pub limit: Option<usize>,
 }
 
 /// `obsidian_get_properties`.
@@ -293,4 +311,9 @@ pub enum FrontmatterOperation {
 pub struct GetTags {
     /// Only notes in this folder (vault-relative); default the whole vault.
     pub path: Option<String>,
+    /// Skip this many tags (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most tags to return (default 200, at most 1000); fewer when they would not fit one answer.
+    pub limit: Option<usize>,
 }

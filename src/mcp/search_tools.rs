@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 
 use super::dates::{self, Edge};
 use super::index_params::*;
-use super::indexed::{Answer, attempt, page};
-use super::reply::{fail, ok};
+use super::reply::{Answer, Window, attempt, fail, ok, page};
 use super::search::{self, Ranked};
 use super::server::Scholia;
 use crate::index::filter::Condition;
@@ -82,7 +81,7 @@ impl Scholia {
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
         let scope = Scope { folder, since_ms: since, until_ms: until };
         let context = args.context_length.unwrap_or(100).clamp(10, 1000);
-        let limit = args.limit.unwrap_or(10).clamp(1, 50);
+        let window = Window::new(args.offset, args.limit, 10, 50);
         let regex = attempt!(regex_of(query, args.regex));
         let view = attempt!(self.index_view(&scope.folder));
         let (mode, results, total, relaxed) = match &regex {
@@ -98,8 +97,8 @@ impl Scholia {
                 let total = hits.len();
                 let results: Vec<Value> = hits
                     .into_iter()
-                    .skip(args.offset)
-                    .take(limit)
+                    .skip(window.offset)
+                    .take(window.limit)
                     .map(|(path, count)| {
                         let (matches, lines) =
                             search::regex_lines(self.vault.as_ref(), &path, re, context, LINES_PER_NOTE);
@@ -117,7 +116,7 @@ impl Scholia {
                         "the query holds no word to search for; give words, a \"phrase\" or a filter such as tag:name",
                     ));
                 }
-                let found = view.search(&parsed, &scope, args.offset, limit);
+                let found = view.search(&parsed, &scope, window.offset, window.limit);
                 let highlighter = Highlighter::new(&parsed);
                 let results: Vec<Value> = found
                     .hits
@@ -148,8 +147,8 @@ impl Scholia {
             value["modified_until"] = json!(iso(t));
         }
         let next = json!({"query": query, "regex": args.regex, "contextLength": context, "modified_since": args.modified_since,
-            "modified_until": args.modified_until, "folder": args.folder, "limit": limit});
-        let value = page(value, "results", results, total, args.offset, next);
+            "modified_until": args.modified_until, "folder": args.folder});
+        let value = page(value, "results", results, total, window, next);
         Ok(ok(&format!("{} {query:?}", super::reply::notes_match(total)), self.mark_index(value, live)))
     }
 
@@ -166,10 +165,10 @@ impl Scholia {
             return Ok(fail("the query is empty; give words to search for"));
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let limit = args.limit.unwrap_or(10).clamp(1, 50);
+        let window = Window::new(args.offset, args.limit, 10, 50);
         let context = args.context_length.unwrap_or(160).clamp(10, 1000);
         let view = attempt!(self.index_view(&folder));
-        let found = view.search(&parsed, &Scope::folder(&folder), args.offset, limit);
+        let found = view.search(&parsed, &Scope::folder(&folder), window.offset, window.limit);
         let highlighter = Highlighter::new(&parsed);
         let results: Vec<Value> = found
             .hits
@@ -199,10 +198,9 @@ impl Scholia {
                 args.query
             ));
         }
-        let next =
-            json!({"query": args.query, "folder": args.folder, "limit": limit, "contextLength": context});
+        let next = json!({"query": args.query, "folder": args.folder, "contextLength": context});
         let total = found.total;
-        let value = page(value, "results", results, total, args.offset, next);
+        let value = page(value, "results", results, total, window, next);
         Ok(ok(
             &format!("{} {:?}", super::reply::notes_match(total), args.query),
             self.mark_index(value, live),
@@ -227,7 +225,7 @@ impl Scholia {
             return Ok(fail("give the tags to look for, e.g. {\"tags\": [\"project\", \"review\"]}"));
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let window = Window::new(args.offset, args.limit, 50, 200);
         let view = attempt!(self.index_view(&folder));
         let carries = |tags: &[String], want: &str| {
             tags.iter().any(|t| t == want || t.strip_prefix(want).is_some_and(|rest| rest.starts_with('/')))
@@ -244,15 +242,15 @@ impl Scholia {
         let total = matching.len();
         let results: Vec<Value> = matching
             .iter()
-            .skip(args.offset)
-            .take(limit)
+            .skip(window.offset)
+            .take(window.limit)
             .map(|n| json!({"path": n.path.as_str(), "title": title(n), "tags": n.tags, "modified": iso(n.mtime_ms)}))
             .collect();
         let live = view.is_live();
         drop(view);
         let value = json!({"tags": wanted, "match": if args.mode == Match::All { "all" } else { "any" }});
-        let next = json!({"tags": wanted, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder, "limit": limit});
-        let value = page(value, "results", results, total, args.offset, next);
+        let next = json!({"tags": wanted, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder});
+        let value = page(value, "results", results, total, window, next);
         Ok(ok(&format!("{total} notes carry {}", wanted.join(", ")), self.mark_index(value, live)))
     }
 
@@ -278,7 +276,7 @@ impl Scholia {
             ));
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let window = Window::new(args.offset, args.limit, 50, 200);
         let view = attempt!(self.index_view(&folder));
         let matching: Vec<&GraphNote> = view
             .graph()
@@ -293,8 +291,8 @@ impl Scholia {
         let keys: Vec<&str> = conditions.iter().map(|c| c.key.as_str()).collect();
         let results: Vec<Value> = matching
             .iter()
-            .skip(args.offset)
-            .take(limit)
+            .skip(window.offset)
+            .take(window.limit)
             .map(|n| {
                 let shown: serde_json::Map<String, Value> = n
                     .frontmatter
@@ -310,8 +308,8 @@ impl Scholia {
         let live = view.is_live();
         drop(view);
         let value = json!({"conditions": conditions});
-        let next = json!({"conditions": conditions, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder, "limit": limit});
-        let value = page(value, "results", results, total, args.offset, next);
+        let next = json!({"conditions": conditions, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder});
+        let value = page(value, "results", results, total, window, next);
         Ok(ok(&format!("{} the conditions", super::reply::notes_match(total)), self.mark_index(value, live)))
     }
 }

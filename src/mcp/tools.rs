@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::approval::{Ask, Round, large_removal};
 use super::diff::content_hash;
 use super::params::*;
-use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, fit, ok};
+use super::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, notes_match, ok, page};
 use super::search;
 use super::server::Scholia;
 use crate::library;
@@ -19,17 +19,8 @@ use crate::periodic::{self, Period, PeriodicSettings};
 use crate::synthesis::{self, RenderOptions, RenderReport};
 use crate::vault::{Change, Vault, VaultError, VaultExt as _, VaultPath, naming};
 
-type Answer = Result<CallToolResult, rmcp::ErrorData>;
-
-/// Turns a core error into the failed answer; `Ok` passes through.
-macro_rules! attempt {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Ok(fail(e.to_string())),
-        }
-    };
-}
+/// Notes listed with each tag by `obsidian_get_tags` (its count says how many carry it).
+const FILES_PER_TAG: usize = 10;
 
 fn with_frontmatter(
     content: &str,
@@ -100,7 +91,7 @@ fn not_found_hint(err: VaultError) -> String {
 
 #[tool_router(router = annotation_tools, vis = "pub(super)")]
 impl Scholia {
-    /// Read and parse the annotations of a paper's Zotero annotation note: every highlight with its colour meaning, comment, comment prefix, page and Zotero link.
+    /// Read and parse the annotations of a paper's Zotero annotation note: every highlight with its colour meaning, comment, comment prefix, page and Zotero link. Paged: a long note's annotations come with the next arguments.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -128,23 +119,18 @@ impl Scholia {
         let text = attempt!(self.vault.read(&path));
         let mut doc = crate::annotations::parse(&text, &self.vault.absolute(&path), &zotero.options);
         library::keep_colors(&mut doc, &keep);
+        let annotations = std::mem::take(&mut doc.annotations);
         let mut value = attempt!(serde_json::to_value(&doc));
         value["path"] = json!(path.as_str());
-        let total = doc.annotations.len();
-        let (kept, truncated) = fit(doc.annotations, MAX_ANSWER_BYTES - 2048);
-        value["annotations"] = json!(kept);
-        if truncated {
-            value["truncated"] = json!(true);
-            value["hint"] = json!(format!(
-                "{} of {total} annotations shown; narrow with colors, e.g. {{\"citekey\": {:?}, \"colors\": [\"positive\"]}}",
-                kept.len(),
-                args.citekey
-            ));
-        }
+        let total = annotations.len();
+        let window = Window::new(args.offset, args.limit, 200, 1000);
+        let next = json!({"citekey": args.citekey, "colors": args.colors, "folder": args.folder});
+        let value =
+            page(value, "annotations", annotations.into_iter().skip(window.offset), total, window, next);
         Ok(ok(&format!("{total} annotations in {path}"), self.mark_index(value, live)))
     }
 
-    /// List the Zotero annotation notes of the vault (frontmatter `category: Annotations`, or recognised annotations), with citekey, title, path and tags.
+    /// List the Zotero annotation notes of the vault (frontmatter `category: Annotations`, or recognised annotations), with citekey, title, path and tags. Paged: the answer gives the total and, while notes remain, the next arguments.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -165,13 +151,13 @@ impl Scholia {
             &zotero.setup.patterns
         ));
         let total = files.len();
-        let (files, truncated) = fit(files, MAX_ANSWER_BYTES - 1024);
-        let mut value = json!({"files": files, "count": total});
-        if truncated {
-            value["truncated"] = json!(true);
-            value["hint"] = json!("narrow the list with folder or tags");
-        }
-        Ok(ok(&format!("{total} annotation notes"), value))
+        let window = Window::new(args.offset, args.limit, 200, 1000);
+        let next = json!({"folder": args.folder, "tags": args.tags});
+        let files = files.into_iter().skip(window.offset);
+        Ok(ok(
+            &format!("{total} annotation notes"),
+            page(json!({"count": total}), "files", files, total, window, next),
+        ))
     }
 
     /// Write a summary note of one paper's annotations into the synthesis folder (never over an existing note) and return its path and a digest.
@@ -391,26 +377,24 @@ impl Scholia {
             return Ok(fail("the query is empty; give the text to search for"));
         }
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let next = json!({"query": args.query, "folder": args.folder});
+        let fields = json!({"query": args.query});
         let (found, live) = {
             let index = self.live_index();
-            let budget = MAX_ANSWER_BYTES - 1024;
-            let vault = self.vault.as_ref();
+            let (vault, budget) = (self.vault.as_ref(), super::reply::room(&fields, &next));
             (
                 attempt!(search::literal(vault, index.as_deref(), &folder, &args.query, args.offset, budget)),
                 index.is_some(),
             )
         };
-        let (shown, total, truncated) = (found.results, found.total, found.truncated);
-        let mut value = json!({"query": args.query, "results": shown, "total_files": total});
-        if truncated {
-            value["truncated"] = json!(true);
-            value["next"] =
-                json!({"query": args.query, "folder": args.folder, "offset": args.offset + shown.len()});
-        }
+        let total = found.total;
+        let window = Window::new(args.offset, None, usize::MAX, usize::MAX);
+        let mut value = page(fields, "results", found.results, total, window, next);
+        value["total_files"] = json!(total);
         Ok(ok(&format!("{total} files match {:?}", args.query), self.mark_index(value, live)))
     }
 
-    /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient).
+    /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient); says how many notes match in all and pages with offset and limit.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -419,11 +403,12 @@ impl Scholia {
     ))]
     async fn search_vault(&self, Parameters(args): Parameters<SearchVault>) -> Answer {
         let folder = attempt!(self.folder(args.folder.as_deref(), false));
-        let limit = args.limit.unwrap_or(10).clamp(1, 50);
+        let window = Window::new(args.offset, args.limit, 10, 50);
         let context = args.context_length.unwrap_or(100).clamp(10, 1000);
         let query = crate::index::Query::parse(&args.query);
         let view = attempt!(self.index_view(&folder));
-        let found = view.search(&query, &crate::index::Scope::folder(&folder), 0, limit);
+        let scope = crate::index::Scope::folder(&folder);
+        let found = view.search(&query, &scope, window.offset, window.limit);
         let highlighter = crate::index::snippet::Highlighter::new(&query);
         let results: Vec<search::Ranked> = found
             .hits
@@ -432,12 +417,15 @@ impl Scholia {
             .collect();
         let live = view.is_live();
         drop(view);
-        let message = if results.is_empty() {
+        let total = found.total;
+        let message = if total == 0 {
             format!("no note matches {:?}; try fewer or different words", args.query)
         } else {
-            format!("{} {:?}", super::reply::notes_match(results.len()), args.query)
+            format!("{} {:?}", notes_match(total), args.query)
         };
-        let value = json!({"query": args.query, "results": results, "message": message});
+        let next = json!({"query": args.query, "folder": args.folder, "contextLength": context});
+        let value =
+            page(json!({"query": args.query, "message": message}), "results", results, total, window, next);
         Ok(ok(&message, self.mark_index(value, live)))
     }
 
@@ -801,7 +789,7 @@ impl Scholia {
 
 #[tool_router(router = metadata_tools, vis = "pub(super)")]
 impl Scholia {
-    /// List the files and folders directly inside a vault folder (seed 004); folder names end with `/`.
+    /// List the files and folders directly inside a vault folder (seed 004); folder names end with `/`. Paged: the answer gives the total and, while entries remain, the next arguments.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -811,17 +799,14 @@ impl Scholia {
     async fn obsidian_list_files(&self, Parameters(args): Parameters<ListFiles>) -> Answer {
         let folder = attempt!(self.folder(Some(&args.dir_path), false));
         let entries = attempt!(self.vault.list_dir(&folder));
-        let names: Vec<String> = entries
+        let total = entries.len();
+        let window = Window::new(args.offset, args.limit, 1000, 5000);
+        let names = entries
             .iter()
-            .map(|e| format!("{}{}", e.path.file_name(), if e.is_dir { "/" } else { "" }))
-            .collect();
-        let total = names.len();
-        let (names, truncated) = fit(names, MAX_ANSWER_BYTES - 1024);
-        let mut value = json!({"path": folder.as_str(), "files": names, "count": total});
-        if truncated {
-            value["truncated"] = json!(true);
-            value["hint"] = json!("list a subfolder to see less at once");
-        }
+            .skip(window.offset)
+            .map(|e| format!("{}{}", e.path.file_name(), if e.is_dir { "/" } else { "" }));
+        let fields = json!({"path": folder.as_str(), "count": total});
+        let value = page(fields, "files", names, total, window, json!({"dirPath": folder.as_str()}));
         Ok(ok(&format!("{total} entries in {folder}"), value))
     }
 
@@ -860,7 +845,7 @@ impl Scholia {
         Ok(answer.map_or_else(|round| round, CallToolResponse::from))
     }
 
-    /// Tags of the vault (or a folder) with how many notes use each and which: frontmatter and inline tags; a nested tag also counts for its parents (`a/b` counts for `a`).
+    /// Tags of the vault (or a folder) with how many notes use each and the first of them (tag_search lists them all): frontmatter and inline tags; a nested tag also counts for its parents (`a/b` counts for `a`). Paged: the answer gives the total and, while tags remain, the next arguments.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
@@ -887,17 +872,25 @@ impl Scholia {
                 }
             }
         }
-        let list: Vec<Value> = tags
-            .into_iter()
-            .map(|(tag, files)| json!({"tag": tag, "count": files.len(), "files": files}))
-            .collect();
-        let total = list.len();
-        let (list, truncated) = fit(list, MAX_ANSWER_BYTES - 1024);
-        let mut value = json!({"tags": list, "count": total});
-        if truncated {
-            value["truncated"] = json!(true);
-            value["hint"] = json!("narrow to a folder with path");
+        let total = tags.len();
+        let mut fields = json!({"count": total});
+        if tags.values().any(|files| files.len() > FILES_PER_TAG) {
+            fields["files_hint"] = json!(format!(
+                "a tag lists its first {FILES_PER_TAG} notes (files_truncated); tag_search with the tag pages through all of them"
+            ));
         }
-        Ok(ok(&format!("{total} tags"), value))
+        let window = Window::new(args.offset, args.limit, 200, 1000);
+        let list = tags.into_iter().skip(window.offset).map(|(tag, files)| {
+            let mut item =
+                json!({"tag": tag, "count": files.len(), "files": &files[..files.len().min(FILES_PER_TAG)]});
+            if files.len() > FILES_PER_TAG {
+                item["files_truncated"] = json!(true);
+            }
+            item
+        });
+        Ok(ok(
+            &format!("{total} tags"),
+            page(fields, "tags", list, total, window, json!({"path": args.path})),
+        ))
     }
 }

@@ -190,7 +190,7 @@ pub struct ListNotes {
     /// Skip this many notes (for paging; the answer says what to pass next).
     #[serde(default)]
     pub offset: usize,
-    /// Most notes to return (default 50, at most 200).
+    /// Most notes to return (default 50, at most 200). Previews shorten so that the notes asked for fit one answer; a page that still would not fit holds fewer, and `next` continues.
     pub limit: Option<usize>,
 }
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::approval::{Ask, Round};
 use super::diff::{self, content_hash};
-use super::reply::{MAX_ANSWER_BYTES, cut_text, fail, ok};
+use super::reply::{Answer, MAX_ANSWER_BYTES, attempt, cut_text, fail, ok};
 use super::server::Scholia;
 use super::status::{self, Transport};
 use super::toolsets::Toolset;
@@ -21,17 +21,7 @@ use super::vault_params::{ManageTags, TagOperation, UpdateProperties};
 use crate::note::{Frontmatter, Note, meta_edit};
 use crate::vault::{Vault, VaultError, VaultPath};
 
-type Answer = Result<CallToolResult, rmcp::ErrorData>;
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
-
-macro_rules! attempt {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Ok(fail(e.to_string())),
-        }
-    };
-}
 
 fn not_found(err: VaultError) -> String {
     match err {

@@ -60,17 +60,18 @@ impl Graph {
         similarity: impl Fn(&VaultPath) -> f64,
     ) -> Vec<Related> {
         let scores = self.notes.values().map(|n| (&n.path, similarity(&n.path)));
-        self.related_scored(path, limit, scores)
+        self.related_scored(path, limit, scores).0
     }
 
     /// Like [`Graph::related_with`], with the similarity given as (note, score) pairs (notes not
-    /// listed score 0): only the notes listed are looked at, not every note of the vault.
+    /// listed score 0): only the notes listed are looked at, not every note of the vault. Also
+    /// returns how many notes are related in all.
     pub fn related_to_similar<'p>(
         &self,
         path: &VaultPath,
         limit: usize,
         similar: impl IntoIterator<Item = (&'p VaultPath, f64)>,
-    ) -> Vec<Related> {
+    ) -> (Vec<Related>, usize) {
         self.related_scored(path, limit, similar)
     }
 
@@ -79,9 +80,9 @@ impl Graph {
         path: &VaultPath,
         limit: usize,
         similar: impl IntoIterator<Item = (&'p VaultPath, f64)>,
-    ) -> Vec<Related> {
+    ) -> (Vec<Related>, usize) {
         let key = path.as_str();
-        let Some(note) = self.notes.get(key).filter(|_| limit > 0) else { return Vec::new() };
+        let Some(note) = self.notes.get(key).filter(|_| limit > 0) else { return (Vec::new(), 0) };
         // Links both ways, shared link targets and similar text: few notes, by path.
         let mut acc: HashMap<&str, Closeness> = HashMap::new();
         let targets: BTreeSet<&str> = note
@@ -140,12 +141,13 @@ impl Graph {
             }
         }
         let order = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));
+        let total = scored.len();
         if scored.len() > limit {
             scored.select_nth_unstable_by(limit - 1, order);
             scored.truncate(limit);
         }
         scored.sort_by(order);
-        scored
+        let related = scored
             .into_iter()
             .filter_map(|(score, k)| {
                 let other = self.notes.get(k)?;
@@ -155,7 +157,8 @@ impl Graph {
                 shared.sort();
                 Some(Related { path: other.path.clone(), score, reasons: close.reasons(shared) })
             })
-            .collect()
+            .collect();
+        (related, total)
     }
 
     fn in_degree(&self, path: &str) -> usize {
