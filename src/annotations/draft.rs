@@ -70,6 +70,26 @@ fn kind_of(label: Option<&str>) -> AnnotationType {
     }
 }
 
+/// An image embed that ends the last non-blank line of `lines` (`![[…/image-3-x1-y2.png]]`):
+/// where a template's optional slots could not tell a comment from the image after it, the embed
+/// is the annotation's image, never words of its comment. Removed from the line and returned.
+fn take_trailing_image(lines: &mut [Cow<'_, str>]) -> Option<String> {
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let line = lines[last].trim_end();
+    let inner = line.strip_suffix("]]")?;
+    let open = inner.rfind("![[")?;
+    let path = inner[open + 3..].split('|').next()?.trim();
+    let lower = path.to_ascii_lowercase();
+    if path.contains(['[', ']'])
+        || ![".png", ".jpg", ".jpeg", ".gif", ".webp"].iter().any(|e| lower.ends_with(e))
+    {
+        return None;
+    }
+    let path = path.to_string();
+    lines[last] = Cow::Owned(line[..open].trim_end().to_string());
+    Some(path)
+}
+
 /// Joins lines, trimming blank lines at both ends (blank lines inside are paragraph breaks).
 fn join(lines: &[Cow<'_, str>]) -> Option<String> {
     let first = lines.iter().position(|l| !l.trim().is_empty())?;
@@ -94,7 +114,11 @@ impl Draft<'_> {
     }
 
     /// The seed's record. Returns the annotation and, when the colour is unknown, a warning text.
-    pub fn finish(self, options: &ParseOptions) -> (Annotation, Option<String>) {
+    pub fn finish(mut self, options: &ParseOptions) -> (Annotation, Option<String>) {
+        if self.image.is_none() {
+            self.image =
+                take_trailing_image(&mut self.comment).or_else(|| take_trailing_image(&mut self.text));
+        }
         let (color, color_hex, known) = resolve_color(&self.color, &options.colors);
         let mut kind = kind_of(self.label.as_deref());
         if self.image.is_some() {

@@ -416,7 +416,9 @@ fn quality<'a>(annotations: impl Iterator<Item = &'a Annotation>) -> i64 {
                 ["zotero://", "file://", "<mark", "<span", "</", "<br", "\n#", "%%"]
                     .iter()
                     .any(|m| t.contains(m))
-                    || t.starts_with('#')
+                    // A heading above other lines was swallowed; a one-line `##` comment is the
+                    // user's (Zotero comments that mark a highlight as a heading).
+                    || t.starts_with('#') && t.contains('\n')
             });
             if dirty { -4 } else { 4 + i64::from(a.color_hex.is_some()) + i64::from(a.page.is_some()) }
         })

@@ -31,6 +31,9 @@ pub struct Matcher {
     tiers: Vec<Tier>,
     /// Whether body `n` ends with a free-text slot that takes the lines after the match.
     open_end: Vec<bool>,
+    /// Whether body `n` starts with the comment (`{{comment}} "{{annotatedText}}"`): lines
+    /// between the last iteration and the match are that comment's first paragraphs.
+    open_start: Vec<bool>,
     /// The characters an iteration can start with (of the bodies that start with constant text).
     leads: Vec<char>,
 }
@@ -95,6 +98,7 @@ impl Matcher {
         let trimmed: Vec<Pat> =
             bodies.iter().map(|b| non_empty(&trim(b)).unwrap_or_else(|| trim(b))).collect();
         let open_end = trimmed.iter().map(ends_in_free_text).collect();
+        let open_start = trimmed.iter().map(starts_with_comment).collect();
         let mut tiers: Vec<Tier> = Vec::new();
         for strict in [true, false] {
             let tier = tier(&trimmed, strict)?;
@@ -105,7 +109,7 @@ impl Matcher {
         let mut leads: Vec<char> = trimmed.iter().filter_map(first_chars).flatten().collect();
         leads.sort_unstable();
         leads.dedup();
-        Ok(Matcher { tiers, open_end, leads })
+        Ok(Matcher { tiers, open_end, open_start, leads })
     }
 
     /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
@@ -155,6 +159,10 @@ impl Matcher {
             let gap_end = hits.get(i + 1).map_or(to, |h| h.start);
             if self.open_end[hits[i].body] {
                 extend(&mut hits[i], text, gap_end, stop);
+            }
+            if self.open_start[hits[i].body] {
+                let gap_start = if i == 0 { from } else { hits[i - 1].end };
+                extend_back(&mut hits[i], text, gap_start);
             }
         }
         hits.retain(has_content);
@@ -345,6 +353,67 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     last.value = format!("{}{}", last.value, &text[last.span.1..taken_end]).trim().to_string();
     last.span.1 = taken_end;
     hit.end = taken_end;
+}
+
+/// Whether every way into `p` that prints something starts with the comment slot.
+fn starts_with_comment(p: &Pat) -> bool {
+    match p {
+        Pat::Slot(s) => s.field == Field::Comment,
+        Pat::Seq(items) => items
+            .iter()
+            .find(|i| !i.is_empty() && !matches!(i, Pat::Lit(s) if s.trim().is_empty()))
+            .is_some_and(starts_with_comment),
+        Pat::Alt(branches) => {
+            branches.iter().any(|(_, b)| starts_with_comment(b))
+                && branches.iter().all(|(_, b)| b.is_empty() || starts_with_comment(b))
+        }
+        Pat::Lit(_) | Pat::Repeat(_) | Pat::Loop(_) => false,
+    }
+}
+
+/// Takes the lines above a hit whose body starts with the comment, back to `gap_start` (the last
+/// iteration's end), into that comment: a comment of several lines or paragraphs prints its
+/// first lines above the one that holds the text. Lines the template prints around the loop
+/// (`%%` markers, a bold-only `**Imported: …**` line, `---`) end the gap.
+fn extend_back(hit: &mut Hit, text: &str, gap_start: usize) {
+    let gap = &text[gap_start..hit.start];
+    let mut start = hit.start;
+    let mut taken = hit.start;
+    for line in gap.split_inclusive('\n').rev() {
+        let t = line.trim();
+        let bold_only =
+            t.len() > 4 && t.starts_with("**") && t.ends_with("**") && !t[2..t.len() - 2].contains("**");
+        // Hashtags under the last iteration are its tags.
+        let tags_only = !t.is_empty()
+            && t.split([' ', ','])
+                .filter(|w| !w.is_empty())
+                .all(|w| w.len() > 1 && w.starts_with('#') && !w[1..].starts_with(['#', ' ']));
+        if t.starts_with("%%") || t == "---" || bold_only || tags_only || t.starts_with("```") {
+            break;
+        }
+        start -= line.len();
+        if !t.is_empty() {
+            taken = start;
+        }
+    }
+    if taken == hit.start {
+        return;
+    }
+    let above = text[taken..hit.start].trim_end().to_string();
+    match hit.captures.iter_mut().find(|c| c.field == Field::Comment) {
+        Some(c) if text[hit.start..c.span.0].trim().is_empty() => {
+            c.value = if c.value.is_empty() { above } else { format!("{above}\n{}", c.value) };
+            c.span.0 = taken;
+        }
+        Some(_) => return,
+        None => hit.captures.push(Capture {
+            field: Field::Comment,
+            value: above,
+            span: (taken, hit.start),
+            partial: false,
+        }),
+    }
+    hit.start = taken;
 }
 
 fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize) -> Capture {
