@@ -479,24 +479,42 @@ fn strip_continuation(value: &str, prefix: &str) -> String {
 /// The body without the whitespace at its two ends, into its first and last branches too (an
 /// iteration starts at a line's start and ends wherever the next one starts).
 fn trim(body: &Pat) -> Pat {
-    trim_side(&trim_side(body, true), false)
+    trim_side(&trim_side(body, true, false), false, false)
 }
 
-fn trim_side(p: &Pat, start: bool) -> Pat {
+/// `p` without the white space it starts (`start`) or ends with: removed, or made optional when
+/// `soft` (a part beyond one that may print nothing: when both print, the space separates them).
+fn trim_side(p: &Pat, start: bool, soft: bool) -> Pat {
     match p {
-        Pat::Lit(s) => Pat::Lit(if start { s.trim_start() } else { s.trim_end() }.to_string()),
+        Pat::Lit(s) => {
+            let core = if start { s.trim_start() } else { s.trim_end() };
+            let edge = if start { &s[..s.len() - core.len()] } else { &s[core.len()..] };
+            if !soft || edge.is_empty() {
+                Pat::Lit(core.to_string())
+            } else if core.is_empty() {
+                optional(edge)
+            } else if start {
+                Pat::seq([optional(edge), Pat::Lit(core.to_string())])
+            } else {
+                Pat::seq([Pat::Lit(core.to_string()), optional(edge)])
+            }
+        }
         Pat::Alt(branches) => {
-            Pat::Alt(branches.iter().map(|(f, b)| (f.clone(), trim_side(b, start))).collect())
+            Pat::Alt(branches.iter().map(|(f, b)| (f.clone(), trim_side(b, start, soft))).collect())
         }
         Pat::Seq(items) => {
             let mut items = items.clone();
             let order: Vec<usize> =
                 if start { (0..items.len()).collect() } else { (0..items.len()).rev().collect() };
+            let mut soft = soft;
             for i in order {
-                items[i] = trim_side(&items[i], start);
+                items[i] = trim_side(&items[i], start, soft);
                 // Go on past what may print nothing: the next part may then come first.
-                let may_vanish = matches!(&items[i], Pat::Lit(s) if s.is_empty()) || alt_has_empty(&items[i]);
-                if !may_vanish {
+                let vanished = matches!(&items[i], Pat::Lit(s) if s.is_empty())
+                    || matches!(&items[i], Pat::Lit(s) if s.trim().is_empty()) && soft;
+                if alt_has_empty(&items[i]) {
+                    soft = true;
+                } else if !vanished {
                     break;
                 }
             }
@@ -504,6 +522,11 @@ fn trim_side(p: &Pat, start: bool) -> Pat {
         }
         other => other.clone(),
     }
+}
+
+/// White space that may or may not be there.
+fn optional(ws: &str) -> Pat {
+    Pat::Alt(vec![(Vec::new(), Pat::Lit(ws.to_string())), (Vec::new(), Pat::empty())])
 }
 
 fn alt_has_empty(p: &Pat) -> bool {

@@ -513,6 +513,9 @@ fn tokenize(src: &str, line: usize) -> Result<Vec<Token>, SyntaxError> {
         let b = bytes[i];
         if b.is_ascii_whitespace() {
             i += 1;
+        } else if src[i..].starts_with('\u{a0}') {
+            // Nunjucks' lexer counts the no-break space as white space (an editor's paste).
+            i += '\u{a0}'.len_utf8();
         } else if src[i..].starts_with('“') {
             // Curly quotes (a word processor's): not Nunjucks, but read as the string they mean.
             let body = &src[i + '“'.len_utf8()..];
@@ -889,6 +892,12 @@ mod tests {
             branches[0].1,
             vec![Node::Output(Expr::Filter(Box::new(var("a.comment")), "nl2br".into(), vec![]))]
         );
+    }
+
+    #[test]
+    fn a_no_break_space_in_a_tag_is_white_space() {
+        let e = expr("date\u{a0}| format\u{a0}(\"YYYY\")", 1).unwrap();
+        assert!(matches!(e, Expr::Filter(..)), "{e:?}");
     }
 
     #[test]
