@@ -201,7 +201,12 @@ fn wikilink(note: &mut Note, l: &mut Line, at: usize, embed: bool) -> usize {
     }
     let inner = &l.text[inner_start..close];
     let (dest, alias) = match inner.find('|') {
-        Some(bar) => (&inner[..bar], Some(inner[bar + 1..].trim().to_string())),
+        // In a table the bar is escaped (`[[Note\|alias]]`, `![[pic.png\|300]]`); Obsidian reads
+        // `\|` as the bar, the `\` belonging to neither side.
+        Some(bar) => {
+            let dest = &inner[..bar];
+            (dest.strip_suffix('\\').unwrap_or(dest), Some(inner[bar + 1..].trim().to_string()))
+        }
         None => (inner, None),
     };
     let (target, subpath) = split_subpath(dest.trim());
