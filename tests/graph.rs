@@ -358,3 +358,13 @@ fn links_in_tables_resolve_through_their_escaped_bar() {
     assert_eq!(graph.backlinks(&p("Plan.md")).len(), 2);
     assert_eq!(graph.backlinks(&p("diagram.png")).len(), 1);
 }
+
+#[test]
+fn tags_and_links_after_display_math_are_counted() {
+    let math = "$$\nx = 1 #notatag\n$$ and inline $x$ after it.\n\nSee [[Plan]] #after-math\n";
+    let vault = MemVault::with_files([("Plan.md", PLAN), ("Math.md", math)]).unwrap();
+    let graph = Graph::build(&vault).unwrap();
+    assert_eq!(graph.notes_with_tag("after-math"), [&p("Math.md")]);
+    assert_eq!(graph.notes_with_tag("notatag"), Vec::<&VaultPath>::new());
+    assert_eq!(graph.backlinks(&p("Plan.md")).len(), 1);
+}
