@@ -91,7 +91,7 @@ impl<'a> Suggester<'a> {
 }
 
 /// How many posting entries one lookup reads at most (the rarest trigrams' first).
-const POSTINGS_READ: usize = 4096;
+const POSTINGS_READ: usize = 1024;
 /// How many candidates, those sharing the most trigrams, one lookup measures.
 const MEASURED: usize = 48;
 
@@ -187,7 +187,10 @@ impl Trigrams {
             read += list.len().min(POSTINGS_READ);
         }
         let shared = &mut self.shared;
-        touched.sort_unstable_by_key(|&id| (std::cmp::Reverse(shared[id as usize]), id));
+        let order = |&id: &u32| (std::cmp::Reverse(shared[id as usize]), id);
+        if touched.len() > MEASURED {
+            touched.select_nth_unstable_by_key(MEASURED - 1, order);
+        }
         for &id in &touched {
             shared[id as usize] = 0;
         }
