@@ -344,3 +344,27 @@ fn empty_and_odd_vaults_do_not_panic() {
     let graph = Graph::build(&vault).unwrap();
     let _ = (graph.validate(), graph.stats(), graph.tags(), graph.related(&p("x.md"), 3));
 }
+
+#[test]
+fn links_in_tables_resolve_through_their_escaped_bar() {
+    let table = "| Link | Figure |\n| --- | --- |\n| [[Plan\\|the plan]] | ![[diagram.png\\|300]] |\n\
+                 | [[Plan#Goals\\|goals]] | x |\n";
+    let vault =
+        MemVault::with_files([("Plan.md", PLAN), ("diagram.png", "png"), ("Table.md", table)]).unwrap();
+    let graph = Graph::build(&vault).unwrap();
+    let broken: Vec<_> =
+        graph.validate().into_iter().filter(|i| i.kind <= IssueKind::AmbiguousLink).collect();
+    assert_eq!(broken, []);
+    assert_eq!(graph.backlinks(&p("Plan.md")).len(), 2);
+    assert_eq!(graph.backlinks(&p("diagram.png")).len(), 1);
+}
+
+#[test]
+fn tags_and_links_after_display_math_are_counted() {
+    let math = "$$\nx = 1 #notatag\n$$ and inline $x$ after it.\n\nSee [[Plan]] #after-math\n";
+    let vault = MemVault::with_files([("Plan.md", PLAN), ("Math.md", math)]).unwrap();
+    let graph = Graph::build(&vault).unwrap();
+    assert_eq!(graph.notes_with_tag("after-math"), [&p("Math.md")]);
+    assert_eq!(graph.notes_with_tag("notatag"), Vec::<&VaultPath>::new());
+    assert_eq!(graph.backlinks(&p("Plan.md")).len(), 1);
+}

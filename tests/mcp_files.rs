@@ -482,6 +482,21 @@ async fn attachments_move_with_their_embeds_and_are_never_read_as_text() {
 }
 
 #[tokio::test]
+async fn links_in_tables_keep_their_escaped_bar_when_their_file_moves() {
+    let table = "| Link | Figure |\n| --- | --- |\n| [[Alpha\\|the project]] | ![[pic.png\\|300]] |\n\
+                 | [[Alpha#Goals\\|goals]] | x |\n";
+    let s = start_with(ConfirmPolicy::None, &[("img/pic.png", b"png"), ("Links/Table.md", table.as_bytes())])
+        .await;
+    s.ok("obsidian_move_file", json!({"filePath": "Alpha", "newPath": "Alpha v2"})).await;
+    s.ok("obsidian_move_file", json!({"filePath": "pic.png", "newPath": "photo"})).await;
+    assert_eq!(
+        s.read("Links/Table.md"),
+        "| Link | Figure |\n| --- | --- |\n| [[Alpha v2\\|the project]] | ![[photo.png\\|300]] |\n\
+         | [[Alpha v2#Goals\\|goals]] | x |\n"
+    );
+}
+
+#[tokio::test]
 async fn a_delete_asks_the_user_through_the_client() {
     for (answer, approved) in [(json!({"approve": true}), true), (json!({"approve": false}), false)] {
         let vault = fixture_vault();

@@ -1,6 +1,8 @@
 #![allow(dead_code)] // each bench uses the part it needs
 //! A generator of realistic Obsidian vaults for benchmarks: folders, frontmatter, wikilinks, tags,
-//! tasks, annotation notes in the Zotero Integration template, Unicode text and a few large notes.
+//! tasks, tables (escaped `\|` in links and embeds), display math with text after its closing `$$`,
+//! links to notes not written yet, attachments, annotation notes in the Zotero Integration
+//! template, Unicode text and a few large notes.
 //! Deterministic: the same seed and size give the same bytes.
 
 use std::fmt::Write as _;
@@ -192,15 +194,50 @@ pub fn plain_note(rng: &mut Rng, i: usize, n: usize, paragraphs: usize) -> Strin
         if p % 5 == 2 {
             let _ = writeln!(s, "- [ ] {}\n- [x] {}\n", sentence(rng, 5), sentence(rng, 4));
         }
+        match (i + p) % 9 {
+            // A table: in a row, an alias's or an embed size's `|` is escaped (`\|`).
+            4 => {
+                let target = note_name(rng.below(n), n);
+                let figure = rng.below(FIGURES);
+                let _ = writeln!(
+                    s,
+                    "| Note | Why |\n| --- | --- |\n| [[{target}\\|{}]] | {} |\n| ![[figure-{figure}.png\\|300]] | {} |\n",
+                    rng.pick(WORDS),
+                    sentence(rng, 4),
+                    sentence(rng, 3)
+                );
+            }
+            // Display math whose closing line goes on with text (links and tags follow it).
+            6 => {
+                let _ = writeln!(
+                    s,
+                    "$$\n\\sum_{{i=1}}^n {} = {}\n$$ and inline $x_{p}$ after it.\n",
+                    rng.pick(WORDS),
+                    rng.pick(WORDS)
+                );
+            }
+            // A link to a note not written yet: unresolved, as vaults have many.
+            8 => {
+                let _ = writeln!(s, "Later: [[Draft {} {}]].\n", rng.below(n), rng.pick(WORDS));
+            }
+            _ => {}
+        }
     }
     s
 }
+
+/// How many attachments (`Attachments/figure-K.png`) a vault holds for its embeds.
+const FIGURES: usize = 20;
 
 /// Writes a vault of `n` notes into `dir` (created); returns the total Markdown bytes written.
 pub fn write_vault(dir: &Path, n: usize, seed: u64) -> std::io::Result<u64> {
     let mut rng = Rng::new(seed);
     std::fs::create_dir_all(dir.join(".obsidian"))?;
     std::fs::write(dir.join(".obsidian/app.json"), "{}\n")?;
+    std::fs::create_dir_all(dir.join("Attachments"))?;
+    for k in 0..FIGURES {
+        std::fs::write(dir.join(format!("Attachments/figure-{k}.png")), b"\x89PNG\r\n\x1a\n")?;
+    }
     let mut total = 0u64;
     for i in 0..n {
         let path = dir.join(note_path(i, n));

@@ -1,5 +1,5 @@
-//! Inline syntax of one prose line: code spans, `%%comments%%` and HTML tags (skipped), wikilinks,
-//! embeds, Markdown links and tags.
+//! Inline syntax of one prose line: code spans, `%%comments%%`, `$$display math$$` and HTML tags
+//! (skipped), wikilinks, embeds, Markdown links and tags.
 
 use super::Note;
 use super::model::{Link, LinkKind, Tag};
@@ -72,9 +72,25 @@ impl Next {
     }
 }
 
-/// Scans `line` (which starts at byte `offset` of the note). Returns true when a `%%` comment
-/// opens on this line and does not close on it.
-pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool {
+/// What a line leaves open for the lines after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Nothing: the next line starts in prose.
+    Nothing,
+    /// A `%%` comment, opened at this byte of the note.
+    Comment(usize),
+    /// Display math: a `$$` with no `$$` after it on the line.
+    Math,
+}
+
+/// Scans `line` (which starts at byte `offset` of the note) for links and tags, skipping code
+/// spans, `%%comments%%`, `$$display math$$` and HTML tags. Returns what opens on this line and
+/// does not close on it.
+///
+/// A `$$` opens or closes display math wherever it is in the line (Obsidian's own help writes
+/// `$$\begin{vmatrix}a & b\\` and `\end{vmatrix}=ad-bc$$`), so the text before an opening and
+/// after a closing `$$` is prose; `\$` is a literal dollar.
+pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> Open {
     let mut l = Line {
         text: line,
         offset,
@@ -96,8 +112,14 @@ pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool 
                     note.comments.push(offset + at..offset + at + 2 + close + 2);
                     at + 2 + close + 2
                 }
-                None => return true,
+                None => return Open::Comment(offset + at),
             },
+            b'$' if bytes.get(at + 1) == Some(&b'$') && (at == 0 || bytes[at - 1] != b'\\') => {
+                match find(&line[at + 2..], "$$") {
+                    Some(close) => at + 2 + close + 2,
+                    None => return Open::Math,
+                }
+            }
             b'!' if line[at..].starts_with("![[") => wikilink(note, &mut l, at + 1, true),
             b'!' if line[at..].starts_with("![") => markdown_link(note, &mut l, at + 1, true),
             b'[' if line[at..].starts_with("[[") => wikilink(note, &mut l, at, false),
@@ -107,7 +129,7 @@ pub fn scan(note: &mut Note, line: &str, offset: usize, line_no: usize) -> bool 
             _ => at + 1,
         };
     }
-    false
+    Open::Nothing
 }
 
 /// The end of the code span a backtick run at `at` opens (the next run of the same length closes
@@ -201,7 +223,12 @@ fn wikilink(note: &mut Note, l: &mut Line, at: usize, embed: bool) -> usize {
     }
     let inner = &l.text[inner_start..close];
     let (dest, alias) = match inner.find('|') {
-        Some(bar) => (&inner[..bar], Some(inner[bar + 1..].trim().to_string())),
+        // In a table the bar is escaped (`[[Note\|alias]]`, `![[pic.png\|300]]`); Obsidian reads
+        // `\|` as the bar, the `\` belonging to neither side.
+        Some(bar) => {
+            let dest = &inner[..bar];
+            (dest.strip_suffix('\\').unwrap_or(dest), Some(inner[bar + 1..].trim().to_string()))
+        }
         None => (inner, None),
     };
     let (target, subpath) = split_subpath(dest.trim());

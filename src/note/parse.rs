@@ -13,7 +13,8 @@ enum Block {
     Prose,
     Fence(u8, usize),
     Math,
-    Comment,
+    /// Inside a `%%` comment opened at this byte.
+    Comment(usize),
 }
 
 /// Reads `text` into a [`Note`]. Never fails.
@@ -29,7 +30,6 @@ pub fn parse(text: &str) -> Note {
     let mut paragraph_start: Option<usize> = None;
     let mut run_start: Option<usize> = None;
     let mut prev_block: Option<Span> = None;
-    let mut comment_start = 0;
     while pos < text.len() {
         let end = memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i);
         let content_end = if end > pos && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end };
@@ -43,28 +43,19 @@ pub fn parse(text: &str) -> Note {
                     state
                 }
             }
-            Block::Math => {
-                if line.trim() == "$$" {
-                    Block::Prose
-                } else {
-                    state
+            // The text after a closing `$$` or `%%` is prose again (`$$ and inline $x$.`).
+            Block::Math => match inline::find(line, "$$") {
+                Some(close) => rest_of_line(&mut note, line, pos, close + 2, line_no),
+                None => state,
+            },
+            Block::Comment(start) => match inline::find(line, "%%") {
+                Some(close) => {
+                    note.comments.push(start..pos + close + 2);
+                    rest_of_line(&mut note, line, pos, close + 2, line_no)
                 }
-            }
-            Block::Comment => {
-                if let Some(close) = inline::find(line, "%%") {
-                    note.comments.push(comment_start..pos + close + 2);
-                    Block::Prose
-                } else {
-                    state
-                }
-            }
-            Block::Prose => {
-                let next = prose_line(&mut note, pos, line, line_no);
-                if next == Block::Comment {
-                    comment_start = pos + inline::find(line, "%%").unwrap_or(0);
-                }
-                next
-            }
+                None => state,
+            },
+            Block::Prose => prose_line(&mut note, pos, line, line_no),
         };
         // Block tracking for block ids: a run of non-blank lines (what a lone `^id` line names),
         // and within it the paragraph, the prose lines since the last heading, fence or math line.
@@ -89,8 +80,8 @@ pub fn parse(text: &str) -> Note {
         pos = end + 1;
         line_no += 1;
     }
-    if state == Block::Comment {
-        note.comments.push(comment_start..text.len());
+    if let Block::Comment(start) = state {
+        note.comments.push(start..text.len());
     }
     finish_callouts(&mut note, text);
     note
@@ -113,9 +104,6 @@ fn prose_line(note: &mut Note, pos: usize, line: &str, line_no: usize) -> Block 
             return Block::Fence(ch, n);
         }
     }
-    if t.trim_end() == "$$" {
-        return Block::Math;
-    }
     if first == Some(b'#') && indent < 4 && heading(note, line, pos, line_no) {
         return Block::Prose;
     }
@@ -125,9 +113,23 @@ fn prose_line(note: &mut Note, pos: usize, line: &str, line_no: usize) -> Block 
     task(note, line, pos, line_no);
     let body = callout_or_quote_body(t);
     let offset = pos + (line.len() - body.len());
-    let comment_open = inline::scan(note, body, offset, line_no);
+    let open = inline::scan(note, body, offset, line_no);
     field_inline(note, body, line_no, first != Some(b'>'));
-    if comment_open { Block::Comment } else { Block::Prose }
+    block_after(open)
+}
+
+/// Scans the rest of `line` (at `pos` in the note) from byte `from`, after a comment or display
+/// math closed on it; returns the state for the next line.
+fn rest_of_line(note: &mut Note, line: &str, pos: usize, from: usize, line_no: usize) -> Block {
+    block_after(inline::scan(note, &line[from..], pos + from, line_no))
+}
+
+fn block_after(open: inline::Open) -> Block {
+    match open {
+        inline::Open::Nothing => Block::Prose,
+        inline::Open::Comment(start) => Block::Comment(start),
+        inline::Open::Math => Block::Math,
+    }
 }
 
 fn callout_or_quote_body(t: &str) -> &str {

@@ -22,6 +22,7 @@ use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
 mod links;
 mod related;
+mod suggest;
 mod tagtable;
 #[cfg(test)]
 mod tests;

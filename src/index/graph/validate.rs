@@ -1,10 +1,11 @@
 //! The vault's health check: broken links and embeds, missing anchors, ambiguous links, orphans,
 //! unused attachments, duplicate names, unreadable frontmatter or files — each with a fix.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::suggest::{Suggester, closest};
 use super::{Graph, GraphLink, GraphNote};
 use crate::note::{LinkStyle, Resolution};
 use crate::vault::VaultPath;
@@ -238,81 +239,4 @@ fn anchor_issue(subpath: &str, target: &GraphNote) -> (IssueKind, String, String
         None => format!("add the heading `{last}` to {name}, or remove `#{subpath}` from the link"),
     };
     (IssueKind::MissingHeading, format!("{name} has no heading `{subpath}`"), suggestion)
-}
-
-/// The candidate closest to `word` by edit distance (case-insensitive), if any is close enough:
-/// at most a third of the word's length, and at least one edit.
-fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let word: Vec<char> = word.to_lowercase().chars().collect();
-    let mut best: Option<(usize, &str)> = None;
-    for candidate in candidates {
-        let chars: Vec<char> = candidate.to_lowercase().chars().collect();
-        let max = best.map_or((word.len() / 3).max(1), |(d, _)| d.saturating_sub(1));
-        if let Some(d) = edit_distance(&word, &chars, max)
-            && best.is_none_or(|(b, _)| d < b)
-        {
-            best = Some((d, candidate));
-        }
-    }
-    best.map(|(_, c)| c)
-}
-
-/// Levenshtein distance between `a` and `b` if it is at most `max`.
-fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize> {
-    if a.len().abs_diff(b.len()) > max {
-        return None;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        if cur.iter().min().is_some_and(|&m| m > max) {
-            return None;
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    Some(prev[b.len()]).filter(|&d| d <= max)
-}
-
-/// Names of the vault's notes (with their aliases) and attachments, for "did you mean" answers;
-/// each missing target is looked up once.
-struct Suggester<'a> {
-    /// (name or alias, note path), sorted by path.
-    notes: Vec<(&'a str, &'a str)>,
-    /// (file name, path), sorted by path.
-    files: Vec<(&'a str, &'a str)>,
-    seen: HashMap<(bool, String), Option<&'a str>>,
-}
-
-impl<'a> Suggester<'a> {
-    fn new(graph: &'a Graph) -> Self {
-        let notes = graph
-            .notes
-            .iter()
-            .flat_map(|(key, n)| {
-                std::iter::once(n.path.stem())
-                    .chain(n.aliases.iter().map(String::as_str))
-                    .map(move |name| (name, &**key))
-            })
-            .collect();
-        let files = graph.attachments.iter().map(|(key, a)| (a.path.file_name(), &**key)).collect();
-        Self { notes, files, seen: HashMap::new() }
-    }
-
-    /// The path of the note (or, for `file`, attachment) whose name is closest to `target`'s.
-    fn closest(&mut self, target: &str, file: bool) -> Option<&'a str> {
-        let name = target.rsplit('/').next().unwrap_or(target);
-        let name = if file { name } else { name.strip_suffix(".md").unwrap_or(name) };
-        if name.is_empty() {
-            return None;
-        }
-        let names = if file { &self.files } else { &self.notes };
-        *self.seen.entry((file, name.to_lowercase())).or_insert_with(|| {
-            let found = closest(name, names.iter().map(|(n, _)| *n))?;
-            names.iter().find(|(n, _)| *n == found).map(|(_, p)| *p)
-        })
-    }
 }
