@@ -21,6 +21,8 @@ struct Info {
     heading: bool,
     /// A callout header (`> [!type…]`).
     callout: bool,
+    /// The line's words are all inside one coloured `<span>` or `<mark>` (a highlight's text).
+    marked: bool,
     /// The annotation link of the line (open-pdf, open, a page citation's select link).
     link: Option<String>,
     page: Option<String>,
@@ -191,11 +193,18 @@ fn record(
         {
             up -= 1;
         }
-        text.extend(infos[up..a].iter().map(|i| i.rest.clone()));
         first = up;
-        let (t, c) = split_inline(&infos[a].rest);
-        text.push(t);
-        comment.extend(c);
+        if let Some(m) = (up..a).find(|&j| infos[j].marked) {
+            // `<span class="highlight" style="…">text</span>` heads the block: the lines after
+            // it, the anchor's included, are the comment.
+            text.extend(infos[up..=m].iter().map(|i| i.rest.clone()));
+            comment.extend(infos[m + 1..=a].iter().map(|i| i.rest.clone()));
+        } else {
+            text.extend(infos[up..a].iter().map(|i| i.rest.clone()));
+            let (t, c) = split_inline(&infos[a].rest);
+            text.push(t);
+            comment.extend(c);
+        }
     } else {
         let block_start = infos[a].blank || a == 0 || infos[a - 1].blank || infos[a].callout;
         let above = !block_start && a > claimed_until && joins(a - 1) && infos[a - 1].depth == depth;
@@ -206,7 +215,13 @@ fn record(
                 up -= 1;
             }
             first = up;
-            text.extend((up..a).map(|i| infos[i].rest.clone()));
+            match (up..a).find(|&j| infos[j].marked) {
+                Some(m) => {
+                    text.extend((up..=m).map(|i| infos[i].rest.clone()));
+                    comment.extend((m + 1..a).map(|i| infos[i].rest.clone()));
+                }
+                None => text.extend((up..a).map(|i| infos[i].rest.clone())),
+            }
         } else {
             // The anchor heads its lines: text up to a blank line, a divider or a label.
             let mut i = b + 1;
@@ -252,8 +267,7 @@ fn record(
             break;
         }
         let line = strip_label(rest);
-        let line =
-            if is_nested_item(lines.get(i), depth) { line.trim_start_matches(['-', '*', ' ']) } else { line };
+        let line = if is_nested_item(lines.get(i), depth) { list_marker_off(line) } else { line };
         comment.push(unwrap_emphasis(line.trim()).to_string());
         i += 1;
     }
@@ -305,6 +319,12 @@ fn unwrap_emphasis(t: &str) -> &str {
         }
     }
     t
+}
+
+/// A list item's text without its marker (`- `, `* `, `+ `): `- **bold**` keeps its emphasis.
+fn list_marker_off(line: &str) -> &str {
+    let t = line.trim_start();
+    ["- ", "* ", "+ "].iter().find_map(|m| t.strip_prefix(m)).unwrap_or(t).trim_start()
 }
 
 /// Comment labels templates print: `**Note:**`, `Comment:`, `→`, `💬`, `_Note:_`, `Memo:`.
@@ -415,7 +435,17 @@ fn info(raw: &str) -> Info {
         }
         rest = after.trim().to_string();
     }
+    let whole_mark = {
+        let t = rest.trim();
+        (t.starts_with("<span") || t.starts_with("<mark"))
+            && (t.ends_with("</span>") || t.ends_with("</mark>"))
+            && t.matches("</").count() == 1
+    };
     take_marks(&mut rest, &mut info);
+    info.marked = whole_mark
+        && (info.color.hex.is_some() || info.color.name.is_some())
+        && !rest.trim().is_empty()
+        && !TYPE_WORDS.contains(&rest.trim().to_lowercase().as_str());
     take_links(&mut rest, &mut info);
     let mut other_image = None;
     take_images(&mut rest, &mut info, &mut other_image);
@@ -568,8 +598,11 @@ fn matching_paren(s: &str) -> Option<usize> {
 fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
     let page_in_label = label_page(label);
     if let Some(zotero) = target.strip_prefix("zotero://") {
-        let annotation =
-            zotero.starts_with("open-pdf") || zotero.starts_with("open/") || zotero.contains("annotation=");
+        // A link that opens the PDF at no page and no annotation (`[PDF](zotero://open-pdf/…)` in
+        // a note's header) is the item's, not an annotation's.
+        let annotation = (zotero.starts_with("open-pdf") || zotero.starts_with("open/"))
+            && (zotero.contains("page=") || zotero.contains("annotation=") || page_in_label.is_some())
+            || zotero.contains("annotation=");
         if annotation {
             info.link.get_or_insert_with(|| target.replace("\\&", "&").replace("&#x26;", "&"));
             if let Some(p) = page_in_label {

@@ -47,7 +47,7 @@ pub fn citation(s: &str) -> Option<(&str, Option<String>)> {
 /// `p. 5`, `p.5`, `pp. 12-14`, `page 3`, `S12`, `xii` → the page label; empty → `None`.
 pub fn page_of_locator(locator: &str) -> Option<String> {
     let mut rest = locator.trim();
-    for label in ["pages", "page", "pp.", "pp", "p.", "p"] {
+    for label in ["pages", "page.", "page", "pp.", "pp", "p.", "p"] {
         if let Some(after) = strip_prefix_ci(rest, label) {
             // "p" must be followed by a space, a dot or a digit: "pxii" is not "p xii".
             if after.starts_with([' ', '\t'])
@@ -75,8 +75,11 @@ pub fn label_page(label: &str) -> Option<String> {
     if !is_page || last.is_empty() {
         return None;
     }
-    page_of_locator(last)
-        .filter(|p| p.chars().count() <= 12 && p.chars().any(|c| c.is_alphanumeric()) && !p.contains(' '))
+    // A page is a number or a roman numeral (`12`, `S12`, `xii`, `A-3`), not a word (`PDF`).
+    let roman = |p: &str| p.chars().all(|c| "ivxlcdmIVXLCDM".contains(c));
+    page_of_locator(last).filter(|p| {
+        p.chars().count() <= 12 && (p.chars().any(|c| c.is_ascii_digit()) || roman(p)) && !p.contains(' ')
+    })
 }
 
 /// A page link to the PDF file that is not a Zotero link — `[page 2](file://…)`, or `[page 2]()`
