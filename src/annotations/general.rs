@@ -266,8 +266,8 @@ fn record(
         if info.callout {
             break;
         }
-        let line = strip_label(rest);
-        let line = if is_nested_item(lines.get(i), depth) { list_marker_off(line) } else { line };
+        let line = if is_nested_item(lines.get(i), depth) { list_marker_off(rest) } else { rest };
+        let line = strip_label(line);
         comment.push(unwrap_emphasis(line.trim()).to_string());
         i += 1;
     }
