@@ -12,12 +12,29 @@ impl Scholia {
     /// date with this server's writes and pending file events), or, while it is being built, one
     /// scanned from the vault now.
     pub(super) fn index_view(&self, folder: &VaultPath) -> Result<View<'_>, String> {
+        let was_ready = self.index.is_ready();
+        self.index.prepare();
+        let view = self.index.view(folder).map_err(|e| e.to_string())?;
+        if was_ready || !view.is_live() {
+            return Ok(view);
+        }
+        // The build finished between the two steps: this process's writes made while it was
+        // building are applied before the index answers.
+        drop(view);
         self.index.prepare();
         self.index.view(folder).map_err(|e| e.to_string())
     }
 
     /// The live index, brought up to date; `None` while it is being built.
     pub(super) fn live_index(&self) -> Option<View<'_>> {
+        let was_ready = self.index.is_ready();
+        self.index.prepare();
+        let live = self.index.live();
+        if was_ready || live.is_none() {
+            return live;
+        }
+        // Built meanwhile: the writes made while it was building are applied first.
+        drop(live);
         self.index.prepare();
         self.index.live()
     }
