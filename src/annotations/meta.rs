@@ -197,6 +197,12 @@ fn clean(value: &str) -> String {
         }
     }
     out.push_str(rest);
+    // Nunjucks' error text that Zotero Integration prints in place of a failed filter
+    // (`Title-Error: \`format\` can only be applied to dates…`) is not part of the value.
+    if let Some(at) = out.find("Error: `") {
+        out.truncate(at);
+        out.truncate(out.trim_end_matches(['-', ' ', ',', '(']).len());
+    }
     let mut t = out.trim();
     // Line breaks a template put after the value (`Lee, Jung-Shin<br>`).
     while let Some(head) = ["<br>", "<br/>", "<br />", "</br>"].iter().find_map(|b| t.strip_suffix(b)) {
@@ -249,6 +255,13 @@ mod tests {
         assert_eq!((m.authors.as_deref(), m.year.as_deref()), (Some("Seo-yeon Park, Min Cho"), Some("2024")));
         let m = meta("---\ncitation-key: lee2020\n---\nAuthors:: [[People/Ann Lee|Ann Lee]]\n");
         assert_eq!((m.citekey.as_deref(), m.authors.as_deref()), (Some("lee2020"), Some("Ann Lee")));
+    }
+
+    #[test]
+    fn a_template_error_printed_after_a_value_is_not_part_of_it() {
+        let m =
+            meta("Title: Bridges-Error: `format` can only be applied to dates. Tried for format object\n");
+        assert_eq!(m.title.as_deref(), Some("Bridges"));
     }
 
     #[test]
