@@ -243,8 +243,7 @@ fn href(html: &str, prefix: &str) -> Option<String> {
 }
 
 fn decode_json(value: &str) -> Option<Value> {
-    let decoded = percent_encoding::percent_decode_str(value).decode_utf8().ok()?;
-    serde_json::from_str(&decoded).ok()
+    serde_json::from_str(&crate::note::percent_decode(value)).ok()
 }
 
 /// The text of an HTML fragment: tags removed, `<br>` and block ends as line breaks, entities
@@ -327,8 +326,11 @@ fn entities(s: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
+    /// Every byte but letters and digits as `%XX`, as Zotero writes `data-annotation`.
     fn encode(json: &str) -> String {
-        percent_encoding::utf8_percent_encode(json, percent_encoding::NON_ALPHANUMERIC).to_string()
+        json.bytes()
+            .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+            .collect()
     }
 
     #[test]
