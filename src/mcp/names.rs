@@ -8,7 +8,7 @@ use serde_json::Value;
 use unicode_normalization::UnicodeNormalization;
 
 use super::server::Scholia;
-use crate::index::graph::Graph;
+use crate::index::graph::{Graph, edit_distance};
 use crate::note::{LinkResolver, LinkStyle, Resolution};
 use crate::vault::{Vault, VaultPath};
 
@@ -250,7 +250,7 @@ fn closest<'a>(target: &str, names: impl Iterator<Item = (&'a str, &'a VaultPath
         .filter_map(|(name, path)| {
             let name: Vec<char> = name.to_lowercase().chars().collect();
             let contains = contains(&name, &wanted) || contains(&wanted, &name);
-            let distance = distance(&wanted, &name);
+            let distance = edit_distance(&wanted, &name, usize::MAX).unwrap_or(usize::MAX);
             (contains || distance <= max).then_some((!contains, distance, path.as_str()))
         })
         .collect();
@@ -269,20 +269,6 @@ fn closest<'a>(target: &str, names: impl Iterator<Item = (&'a str, &'a VaultPath
 
 fn contains(hay: &[char], needle: &[char]) -> bool {
     needle.len() >= 3 && hay.windows(needle.len()).any(|w| w == needle)
-}
-
-/// Levenshtein distance between `a` and `b`.
-fn distance(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

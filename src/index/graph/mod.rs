@@ -32,6 +32,7 @@ use links::{Backlinks, Names};
 use tagtable::TagTable;
 
 pub use related::{Reason, Related};
+pub(crate) use suggest::edit_distance;
 pub use validate::{Issue, IssueKind};
 
 /// One note of the graph: what it holds and where its links lead.

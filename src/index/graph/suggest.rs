@@ -35,8 +35,8 @@ fn lower_chars(s: &str) -> Vec<char> {
     s.to_lowercase().chars().collect()
 }
 
-/// Levenshtein distance between `a` and `b` if it is at most `max`.
-fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize> {
+/// Levenshtein distance between `a` and `b` if it is at most `max` (`usize::MAX`: always).
+pub(crate) fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize> {
     if a.len().abs_diff(b.len()) > max {
         return None;
     }
