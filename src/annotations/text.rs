@@ -209,6 +209,13 @@ pub fn strip_quotes(text: &str) -> &str {
     t
 }
 
+/// Whether `line` holds only tags (`#📚 #to-read`, Zotero Integration's `#a, #b`); blank is.
+pub fn is_tag_line(line: &str) -> bool {
+    line.split_whitespace().all(|w| {
+        w.len() > 1 && w.starts_with('#') && !w[1..].starts_with(['#', ' ']) && !w[1..].contains('#')
+    })
+}
+
 /// `s` without what Obsidian or the template put after the annotation's own words: a trailing
 /// block id (` ^id`), and final lines that are only an Obsidian comment (`%% … %%`), only tags
 /// (`#📚`, `#to-read`) or only a block id. Zotero never writes these into a text or comment.
@@ -218,10 +225,7 @@ pub fn strip_trailing_debris(s: &str) -> &str {
         let before = t.len();
         let (head, last) = t.rsplit_once('\n').unwrap_or(("", t));
         let l = last.trim();
-        let only_tags = l.split_whitespace().all(|w| {
-            w.len() > 1 && w.starts_with('#') && !w[1..].starts_with(['#', ' ']) && !w[1..].contains('#')
-        });
-        if l.starts_with("%%") || l.starts_with('^') && !l.contains(' ') || only_tags {
+        if l.starts_with("%%") || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) {
             t = head.trim_end();
         } else if let Some(i) = t.rfind(" ^")
             && t.len() > i + 2

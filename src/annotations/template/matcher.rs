@@ -10,6 +10,7 @@
 use regex::{Regex, RegexBuilder};
 
 use super::pattern::{Fact, Field, Pat, Slot, Transform};
+use crate::annotations::text::is_tag_line;
 
 /// What a capture group of the expression stands for.
 #[derive(Debug, Clone)]
@@ -384,10 +385,7 @@ fn extend_back(hit: &mut Hit, text: &str, gap_start: usize) {
         let bold_only =
             t.len() > 4 && t.starts_with("**") && t.ends_with("**") && !t[2..t.len() - 2].contains("**");
         // Hashtags under the last iteration are its tags.
-        let tags_only = !t.is_empty()
-            && t.split([' ', ','])
-                .filter(|w| !w.is_empty())
-                .all(|w| w.len() > 1 && w.starts_with('#') && !w[1..].starts_with(['#', ' ']));
+        let tags_only = !t.is_empty() && is_tag_line(t);
         if t.starts_with("%%") || t == "---" || bold_only || tags_only || t.starts_with("```") {
             break;
         }
