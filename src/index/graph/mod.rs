@@ -32,6 +32,7 @@ use links::{Backlinks, Names};
 use tagtable::TagTable;
 
 pub use related::{Reason, Related};
+#[cfg(feature = "mcp")]
 pub(crate) use suggest::edit_distance;
 pub use validate::{Issue, IssueKind};
 
