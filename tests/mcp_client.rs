@@ -51,6 +51,7 @@ pub trait Tools {
         assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
         assert_eq!((&value["status"], &value["success"]), (&json!("ok"), &json!(true)), "{tool}: {value}");
         assert!(serde_json::to_string(&value).unwrap().len() <= 21 * 1024, "{tool}: answer over the cap");
+        check_text(tool, &result, &value);
         value
     }
 
@@ -69,6 +70,29 @@ impl<C: rmcp::ClientHandler> Tools for RunningService<RoleClient, C> {
         let args = args.as_object().cloned().unwrap_or_default();
         self.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await.unwrap()
     }
+}
+
+/// The text rendering of an answer is complete and lean: the structured content as one line of
+/// compact JSON, or for a note's text, the Markdown and then one such line with every other field.
+fn check_text(tool: &str, result: &CallToolResult, value: &Value) {
+    let text: String = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+    let (markdown, line) = match value.get("content").and_then(Value::as_str) {
+        Some(markdown) => text.rsplit_once('\n').unwrap_or(("", &text)),
+        None => ("", text.as_str()),
+    };
+    assert!(!line.contains("\n  "), "{tool}: the text is pretty-printed");
+    let mut rest: Value =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("{tool}: the text is not JSON ({e}): {line}"));
+    if let Some(content) = value.get("content").filter(|c| c.is_string()) {
+        let content = content.as_str().unwrap_or_default();
+        assert_eq!(
+            markdown.trim_end_matches('\n'),
+            content.trim_end_matches('\n'),
+            "{tool}: the text is not the note's"
+        );
+        rest["content"] = json!(content);
+    }
+    assert_eq!(&rest, value, "{tool}: the text says something else than the structured content");
 }
 
 /// A client that supports elicitation and answers every question with its value.

@@ -41,6 +41,13 @@ fn big_vault() -> tempfile::TempDir {
             format!("# Note {i}\n\nA {word}note on a subject #topic/subject-{:02}. {LONG}\n", i % TOPICS);
         std::fs::write(dir.path().join(big_note(i)), text).unwrap();
     }
+    let paragraph = "A paragraph of a long note, about #topic/long and nothing else, said at length. ";
+    std::fs::write(
+        dir.path().join("Long.md"),
+        format!("---\ntags: [long]\n---\n{}", paragraph.repeat(1_000)),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("Points to long.md"), "See [[Long]].\n").unwrap();
     std::fs::create_dir_all(dir.path().join("Papers")).unwrap();
     let mut rng = vaultgen::Rng::new(9);
     for i in 0..PAPERS {
@@ -250,4 +257,41 @@ async fn paging_with_next_gives_every_item_once_in_every_list_tool() {
         .await;
     assert_eq!(read.every_item_once().len(), 200);
     assert!(read.answers.len() > 1);
+}
+
+/// A long note comes in parts that add up to the note; what describes it (tags, frontmatter,
+/// backlinks) comes once, with the first part, in every tool that reads a note.
+#[tokio::test]
+async fn a_long_note_is_read_in_parts_with_its_metadata_once() {
+    let s = start().await;
+    let text = std::fs::read_to_string(s.vault.path().join("Long.md")).unwrap();
+    for (tool, key) in
+        [("read_note", "note"), ("get_note_content", "path"), ("obsidian_read_file", "filePath")]
+    {
+        let mut args = json!({key: "Long.md", "format": "json"});
+        let (mut whole, mut parts) = (String::new(), 0);
+        loop {
+            let answer = s.client.ok(tool, args.clone()).await;
+            assert_eq!(answer["offset"], json!(whole.len()), "{tool}");
+            whole += answer["content"].as_str().unwrap();
+            let described = answer.get("tags").is_some();
+            assert_eq!(described, parts == 0, "{tool}: part {parts} has tags: {}", described);
+            if parts == 0 {
+                assert!(
+                    answer["tags"].as_array().unwrap().contains(&json!("long")),
+                    "{tool}: {}",
+                    answer["tags"]
+                );
+                assert!(answer.get("frontmatter").is_some(), "{tool}");
+            }
+            assert!(parts > 0 || tool != "read_note" || answer["backlink_count"] == 1, "{tool}");
+            assert!(parts == 0 || answer.get("backlinks").is_none(), "{tool}");
+            parts += 1;
+            match answer.get("next") {
+                Some(next) => args = next.clone(),
+                None => break,
+            }
+        }
+        assert_eq!((whole == text, parts > 2), (true, true), "{tool}: {parts} parts");
+    }
 }

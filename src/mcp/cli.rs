@@ -46,6 +46,10 @@ pub struct CallArgs {
     /// Print the answer's text rendering instead of its JSON.
     #[arg(long)]
     pub text: bool,
+    /// Print the whole answer as the server sends it (compact JSON of the MCP result: content,
+    /// structuredContent, isError): what a call costs a client, byte for byte.
+    #[arg(long, conflicts_with = "text")]
+    pub wire: bool,
 }
 
 /// Lists the tools.
@@ -88,6 +92,9 @@ pub fn call(args: CallArgs) -> Result<()> {
         let request = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
         Ok(client.call_tool(request).await?)
     })?;
+    if args.wire {
+        return print(&serde_json::to_string(&result)?);
+    }
     let structured = result.structured_content.clone().unwrap_or(Value::Null);
     if result.is_error == Some(true) {
         let message = structured["error"].as_str().map(str::to_string).unwrap_or_else(|| text_of(&result));

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
 use super::approval::{Ask, Round};
 use super::diff::content_hash;
-use super::reply::{MAX_ANSWER_BYTES, attempt, fit, ok};
+use super::reply::{MAX_ANSWER_BYTES, attempt, fit, ok, ok_content};
 use super::server::Scholia;
 use crate::note::{Frontmatter, Note};
 use crate::vault::{Change, Vault, VaultPath};
@@ -41,9 +41,10 @@ impl Scholia {
         let text = attempt!(self.vault.read(&path));
         let budget = args.length.unwrap_or(BUDGET).min(BUDGET);
         let (start, part, truncated) = super::reply::part_of(&text, args.offset, budget);
-        let mut value =
-            json!({"path": path.as_str(), "content": part, "size": text.len(), "hash": content_hash(&text)});
-        if args.format == Format::Json {
+        let mut value = json!({"path": path.as_str(), "content": part, "size": text.len(), "offset": start,
+            "hash": content_hash(&text)});
+        // What describes the note comes once, with its first part.
+        if args.format == Format::Json && start == 0 {
             let stat = attempt!(self.vault.stat(&path));
             value["frontmatter"] = Value::Object(Frontmatter::parse(&text).data);
             value["tags"] = json!(Note::parse(&text).tag_names());
@@ -54,7 +55,7 @@ impl Scholia {
             value["next"] =
                 json!({"filePath": path.as_str(), "format": args.format, "offset": start + part.len()});
         }
-        Ok(ok(&format!("{path} ({} bytes)", text.len()), value).into())
+        Ok(ok_content(value).into())
     }
 
     /// Change a note, given by path, name or [[link]] (targetType filePath), as the note open in Obsidian (activeFile; needs ifMatch), or as the current periodic note (periodicNote, e.g. daily). wholeFile appends, prepends (after the frontmatter) or overwrites (overwriteIfExists; the old version goes to .trash/), creating the note when needed; patch appends, prepends or replaces under a heading (A::B paths), at a block (^id) or in a frontmatter key, touching nothing else; a patch replace that removes a section, a block or more than 1 KB is approved and kept in .trash/ as an overwrite is. ifMatch refuses the change when the note changed since it was read; dryRun returns a unified diff instead of writing.
@@ -90,9 +91,9 @@ impl Scholia {
             return Ok(answer);
         }
         let previous = attempt!(self.apply_update(&plan));
-        let (summary, value) = plan.answer_parts(true, previous.as_ref());
+        let value = plan.answer_fields(true, previous.as_ref());
         let value = self.link_checked(value, &plan.path, args.content.as_str().unwrap_or_default());
-        Ok(ok(&summary, value).into())
+        Ok(ok(value).into())
     }
 
     /// Delete a note or file (by path, name or [[link]]): it goes to the vault's .trash/ (restorable). The answer says where it went and lists the links in other notes that now break (or now open another file of the same name). dryRun lists them without deleting.
@@ -219,8 +220,7 @@ fn deleted(path: &VaultPath, links: Vec<links::DeletedLink>, trashed: Option<Vau
         value["truncated"] = json!(true);
         value["hint"] = json!("not every link is listed; obsidian_search for the note's name finds the rest");
     }
-    let verb = if trashed.is_some() { "deleted" } else { "dry run: would delete" };
-    ok(&format!("{verb} {path}; {count} links to it break"), value)
+    ok(value)
 }
 
 /// The answer of a move: every changed note with its link changes.
@@ -238,8 +238,7 @@ fn moved(old: &VaultPath, new: &VaultPath, plan: &links::MovePlan, dry_run: bool
         value["truncated"] = json!(true);
         value["hint"] = json!("not every changed note is listed; the counts cover them all");
     }
-    let verb = if dry_run { "dry run: would move" } else { "moved" };
-    ok(&format!("{verb} {old} to {new}; {links} links rewritten in {notes} notes"), value)
+    ok(value)
 }
 
 /// Where `raw` sends `old`: a path; a folder ending with `/` (the name kept); or a bare name (the

@@ -119,7 +119,7 @@ impl Scholia {
             value["message"] = json!("no note shares a link, a tag or distinctive words with this one");
         }
         let value = page(value, "related", results, total, window, json!({"path": path.as_str()}));
-        Ok(ok(&format!("{total} notes related to {path}"), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Check the vault's health (seed 002): broken links and embeds, links to missing headings or blocks, ambiguous links, orphan notes, unused attachments, duplicate note names, unreadable frontmatter or files. Each issue with its line and a suggested fix; counts by kind; paged.
@@ -156,7 +156,7 @@ impl Scholia {
         let value = json!({"by_kind": counts, "healthy": counts.is_empty()});
         let next = json!({"kinds": args.kinds, "folder": args.folder});
         let value = page(value, "issues", items, total, window, next);
-        Ok(ok(&format!("{total} issues"), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Counts and health of the vault (seed 002): notes, attachments, links, embeds, tags, tasks, bytes; the index's state (building or ready, progress), size and timings (build, last update); and the issues needing attention by kind, the most urgent listed. While the index is being built, only the files are counted.
@@ -181,10 +181,7 @@ impl Scholia {
                 "index_status": self.index.status(),
                 "answer_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
             });
-            return Ok(ok(
-                &format!("{notes} notes; the index is being built"),
-                self.mark_index(value, false),
-            ));
+            return Ok(ok(self.mark_index(value, false)));
         };
         let stats = view.graph().stats();
         let issues = self.index.issues(&view);
@@ -210,7 +207,7 @@ impl Scholia {
             "index_status": status,
             "answer_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
         });
-        Ok(ok(&format!("{} notes, {} issues", stats.notes, issues.len()), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// The vault's root (seed 002 get_roots): its absolute path, its top-level folders with how many notes each holds, and the notes at the root.
@@ -260,7 +257,7 @@ impl Scholia {
             value["truncated"] = json!(true);
             value["hint"] = json!("list a folder with obsidian_list_files");
         }
-        Ok(ok(&format!("vault at {}", self.vault.absolute(&root)), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Rebuild the vault index from disk (seed 002): every note is read again on every core while answers keep coming from the current index; then the new index is swapped in and its integrity checked against the vault. Needs the user's approval; reports progress when the client sent a progress token.
@@ -333,7 +330,7 @@ impl Scholia {
                 format!("index rebuilt, but the integrity check found {} problems (a file changed during the check can cause this); call rebuild_index again if they persist", rebuilt.integrity.problems.len())
             },
         });
-        Ok(ok(&format!("index rebuilt: {} notes", rebuilt.build.notes), self.mark_index(value, true)))
+        Ok(ok(self.mark_index(value, true)))
     }
 }
 

@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use super::approval::{Ask, Round};
 use super::diff::{self, content_hash};
-use super::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, ok, page, room};
+use super::reply::{
+    Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, merge, ok, ok_content, page, room,
+};
 use super::server::Scholia;
 use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
 use crate::index::graph::Backlink;
@@ -128,32 +130,35 @@ impl Scholia {
         let stat = self.vault.stat(&path).ok();
         let note = Note::parse(&text);
         let (created, created_from) = created_of(&note.frontmatter, stat.as_ref().map(|s| s.ctime_ms));
-        let (links, links_cut) = fit(backlink_json(&backlinks), 4096);
         let (from, part, truncated) = super::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 8192);
-        let mut value = json!({
-            "path": path.as_str(),
-            "name": path.stem(),
-            "title": title_of(&note, &path),
-            "resolved_from": args.note,
-            "content": part,
-            "frontmatter": note.frontmatter.data,
-            "tags": note.tag_names(),
-            "aliases": aliases,
-            "created": created,
-            "created_from": created_from,
-            "modified": stat.as_ref().and_then(|s| jiff::Timestamp::from_millisecond(s.mtime_ms).ok()).map(|t| t.to_string()),
-            "size": text.len(),
-            "backlinks": links,
-            "backlink_count": backlinks.len(),
-        });
-        if links_cut {
-            value["backlinks_truncated"] = json!(true);
+        let mut value = json!({"path": path.as_str(), "content": part, "size": text.len(), "offset": from});
+        // What describes the note comes once, with its first part.
+        if from == 0 {
+            let (links, links_cut) = fit(backlink_json(&backlinks), 4096);
+            let modified = stat.as_ref().and_then(|s| jiff::Timestamp::from_millisecond(s.mtime_ms).ok());
+            let fields = json!({
+                "name": path.stem(),
+                "title": title_of(&note, &path),
+                "resolved_from": args.note,
+                "frontmatter": note.frontmatter.data,
+                "tags": note.tag_names(),
+                "aliases": aliases,
+                "created": created,
+                "created_from": created_from,
+                "modified": modified.map(|t| t.to_string()),
+                "backlinks": links,
+                "backlink_count": backlinks.len(),
+            });
+            merge(&mut value, fields);
+            if links_cut {
+                value["backlinks_truncated"] = json!(true);
+            }
         }
         if truncated {
             value["truncated"] = json!(true);
             value["next"] = json!({"note": path.as_str(), "offset": from + part.len()});
         }
-        Ok(ok(&format!("{path} ({} bytes, {} backlinks)", text.len(), backlinks.len()), value))
+        Ok(ok_content(value))
     }
 
     /// List the notes of the vault or of a folder (recursive unless recursive: false), sorted by path, each with its name, title, a short preview of its text, and last modification. Paged: pass the returned next arguments.
@@ -179,10 +184,7 @@ impl Scholia {
         let share = room(&fields, &next) / asked;
         let items = notes.iter().skip(window.offset).map(|meta| self.listed_note(meta, share));
         let value = page(fields, "notes", items, total, window, next);
-        Ok(ok(
-            &format!("{total} notes in {}", if folder.is_root() { "the vault" } else { folder.as_str() }),
-            value,
-        ))
+        Ok(ok(value))
     }
 
     /// Change a note named by name, alias, [[wikilink]] or path: replace its body (the frontmatter stays; the previous version goes to .trash/; needs the user's approval), append or prepend to it, and/or set frontmatter properties (lists merged). dryRun returns the diff and writes nothing.
@@ -221,7 +223,7 @@ impl Scholia {
         let mut value = json!({"path": path.as_str(), "mode": args.mode_name(), "properties": properties, "lines_added": added, "lines_removed": removed});
         if new == text {
             value["changed"] = json!(false);
-            return Ok(ok(&format!("{path} already says that; nothing changed"), value).into());
+            return Ok(ok(value).into());
         }
         if args.dry_run {
             let (cut, truncated) = cut_text(&shown, MAX_ANSWER_BYTES - 4096);
@@ -230,7 +232,7 @@ impl Scholia {
             if truncated {
                 value["truncated"] = json!(true);
             }
-            return Ok(ok(&format!("would change {path} (+{added} -{removed} lines)"), value).into());
+            return Ok(ok(value).into());
         }
         let destructive = args.content.is_some() && args.mode == UpdateMode::Replace;
         let what = if destructive { format!("replace the body of {path}") } else { format!("edit {path}") };
@@ -244,7 +246,7 @@ impl Scholia {
         }
         value["changed"] = json!(true);
         let value = self.link_checked(value, &path, args.content.as_deref().unwrap_or_default());
-        Ok(ok(&format!("updated {path} (+{added} -{removed} lines)"), value).into())
+        Ok(ok(value).into())
     }
 
     /// Delete a note named by name, alias, [[wikilink]] or path: it goes to the vault's .trash/ (a backup Obsidian can restore). The answer, and the approval question, warn of every note that links to it (those links break). Needs the user's approval; dryRun only reports.
@@ -282,7 +284,7 @@ impl Scholia {
         let mut value = json!({"path": path.as_str(), "incoming_links": links, "linking_notes": sources.len(), "warning": warning});
         if args.dry_run {
             value["dry_run"] = json!(true);
-            return Ok(ok(&format!("would move {path} to .trash/"), value).into());
+            return Ok(ok(value).into());
         }
         let what = match &warning {
             Some(w) => format!("delete {path} (it goes to .trash/; {w})"),
@@ -295,7 +297,7 @@ impl Scholia {
         }
         let trashed = attempt!(self.trash_approved(&path, before.as_deref(), &what));
         value["trashed_to"] = json!(trashed.as_str());
-        Ok(ok(&format!("moved {path} to {trashed}"), value).into())
+        Ok(ok(value).into())
     }
 }
 

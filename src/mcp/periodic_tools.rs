@@ -11,7 +11,7 @@ use rmcp::{RoleServer, tool, tool_router};
 use serde_json::json;
 
 use super::approval::{Ask, Round};
-use super::reply::{MAX_ANSWER_BYTES, fail, ok};
+use super::reply::{MAX_ANSWER_BYTES, fail, ok, ok_content};
 use super::server::Scholia;
 use super::vault_params::{DeletePeriodicNote, GetPeriodicNote, NoteFormat};
 use crate::note::Note;
@@ -129,8 +129,10 @@ impl Scholia {
             "end": end.to_string(),
             "settings_source": settings.source,
             "content": part,
+            "offset": from,
         });
-        if args.format == NoteFormat::Json {
+        // What describes the note comes once, with its first part.
+        if args.format == NoteFormat::Json && from == 0 {
             let note = Note::parse(&text);
             value["frontmatter"] = json!(note.frontmatter.data);
             value["tags"] = json!(note.tag_names());
@@ -142,7 +144,7 @@ impl Scholia {
             value["truncated"] = json!(true);
             value["next"] = json!({"period": period, "date": date.to_string(), "offset": from + part.len()});
         }
-        Ok(ok(&format!("the {} note {path}", period.name()), value))
+        Ok(ok_content(value))
     }
 
     /// Delete the daily, weekly, monthly, quarterly or yearly note of today or of a given date: it goes to the vault's .trash/ (as Obsidian does) and the answer names where. Needs the user's approval; dryRun only says what would be deleted.
@@ -174,7 +176,6 @@ impl Scholia {
         }
         if args.dry_run {
             return answer(ok(
-                &format!("would move {path} to .trash/"),
                 json!({"path": path.as_str(), "period": period, "dry_run": true, "would_delete": true}),
             ));
         }
@@ -185,10 +186,9 @@ impl Scholia {
             return Ok(refusal);
         }
         match self.trash_approved(&path, before.as_deref(), &what) {
-            Ok(trashed) => answer(ok(
-                &format!("moved {path} to {trashed}"),
-                json!({"path": path.as_str(), "period": period, "trashed_to": trashed.as_str()}),
-            )),
+            Ok(trashed) => {
+                answer(ok(json!({"path": path.as_str(), "period": period, "trashed_to": trashed.as_str()})))
+            }
             Err(e) => answer(fail(e.to_string())),
         }
     }

@@ -32,24 +32,54 @@ macro_rules! attempt {
 }
 pub(super) use attempt;
 
-/// A successful answer: `fields` plus `status: "ok"`, `success: true`; `summary` is the first line of
-/// the text rendering.
-pub fn ok(summary: &str, fields: Value) -> CallToolResult {
+/// `fields` as an object with `status: "ok"` and `success: true`.
+fn succeeded(fields: Value) -> Map<String, Value> {
     let mut object = match fields {
         Value::Object(map) => map,
-        other => {
-            let mut map = Map::new();
-            map.insert("result".into(), other);
-            map
-        }
+        other => Map::from_iter([("result".to_string(), other)]),
     };
     object.insert("status".into(), json!("ok"));
     object.insert("success".into(), json!(true));
-    let value = Value::Object(object);
-    let text = format!("{summary}\n{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+    object
+}
+
+/// A successful answer: `fields` plus `status: "ok"`, `success: true`, as structured content
+/// and, for clients that read only text, as the same JSON, compact (seed 003, token efficiency).
+pub fn ok(fields: Value) -> CallToolResult {
+    let value = Value::Object(succeeded(fields));
+    let text = serde_json::to_string(&value).unwrap_or_default();
     let mut result = CallToolResult::structured(value);
     result.content = vec![ContentBlock::text(text)];
     result
+}
+
+/// A successful answer that carries a note's text under `content`: structured content as
+/// [`ok`]; the text rendering is the Markdown itself, then one line of compact JSON with every
+/// other field, so nothing is sent three times and nothing is left out.
+pub fn ok_content(fields: Value) -> CallToolResult {
+    let mut object = succeeded(fields);
+    let content = object.remove("content");
+    let mut text = match &content {
+        Some(Value::String(markdown)) => markdown.clone(),
+        _ => String::new(),
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text += &serde_json::to_string(&object).unwrap_or_default();
+    if let Some(content) = content {
+        object.insert("content".into(), content);
+    }
+    let mut result = CallToolResult::structured(Value::Object(object));
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+/// Adds the fields of the object `more` to the object `value`.
+pub fn merge(value: &mut Value, more: Value) {
+    if let (Value::Object(into), Value::Object(from)) = (value, more) {
+        into.extend(from);
+    }
 }
 
 /// A failed call: `status: "error"`, `success: false`, and a message that says what to do next.

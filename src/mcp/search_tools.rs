@@ -149,7 +149,7 @@ impl Scholia {
         let next = json!({"query": query, "regex": args.regex, "contextLength": context, "modified_since": args.modified_since,
             "modified_until": args.modified_until, "folder": args.folder});
         let value = page(value, "results", results, total, window, next);
-        Ok(ok(&format!("{} {query:?}", super::reply::notes_match(total)), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Ranked full-text search (seed 002): the notes most relevant to some words, each with its title, score, tags and a highlighted snippet. Every word must occur, else notes with most of them are listed; supports "exact phrases", wildcard*, -exclusions and tag:/path:/file: filters; pages with offset and limit.
@@ -201,10 +201,7 @@ impl Scholia {
         let next = json!({"query": args.query, "folder": args.folder, "contextLength": context});
         let total = found.total;
         let value = page(value, "results", results, total, window, next);
-        Ok(ok(
-            &format!("{} {:?}", super::reply::notes_match(total), args.query),
-            self.mark_index(value, live),
-        ))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Notes carrying tags (seed 002): frontmatter and inline tags, a tag also matching its nested tags (project finds project/alpha); all tags (default) or any. Each note with its tags and title, by path.
@@ -251,7 +248,7 @@ impl Scholia {
         let value = json!({"tags": wanted, "match": if args.mode == Match::All { "all" } else { "any" }});
         let next = json!({"tags": wanted, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder});
         let value = page(value, "results", results, total, window, next);
-        Ok(ok(&format!("{total} notes carry {}", wanted.join(", ")), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Notes whose frontmatter meets conditions (seed 002): eq, ne, contains, not_contains, starts_with, exists, missing, gt, gte, lt, lte on any key (nested keys as a.b); all conditions (default) or any. Comparisons ignore case; numbers compare by value and ISO dates in time order; a list matches when one item does.
@@ -310,6 +307,6 @@ impl Scholia {
         let value = json!({"conditions": conditions});
         let next = json!({"conditions": conditions, "match": if args.mode == Match::All { "all" } else { "any" }, "folder": args.folder});
         let value = page(value, "results", results, total, window, next);
-        Ok(ok(&format!("{} the conditions", super::reply::notes_match(total)), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 }

@@ -10,8 +10,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::library::setup::SetupReport;
-
 /// How clients reach the server.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Transport {
@@ -130,15 +128,6 @@ pub fn guess(workspace_age: Option<Duration>, process: &ProcessProbe) -> Obsidia
         }
     };
     ObsidianGuess { running, evidence }
-}
-
-/// The templates in one phrase: `Zotero templates: 1 of 2 compiled`, `no Zotero template found`.
-pub fn templates_line(report: &SetupReport) -> String {
-    let compiled = report.templates.iter().filter(|t| t.compiled).count();
-    match report.templates.len() {
-        0 => "no Zotero template found (notes are read with the built-in rules)".into(),
-        n => format!("Zotero templates: {compiled} of {n} compiled"),
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use super::approval::{Ask, Round, large_removal};
 use super::diff::content_hash;
 use super::params::*;
-use super::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, notes_match, ok, page};
+use super::reply::{
+    Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, notes_match, ok, ok_content, page,
+};
 use super::search;
 use super::server::Scholia;
 use crate::library;
@@ -127,7 +129,7 @@ impl Scholia {
         let next = json!({"citekey": args.citekey, "colors": args.colors, "folder": args.folder});
         let value =
             page(value, "annotations", annotations.into_iter().skip(window.offset), total, window, next);
-        Ok(ok(&format!("{total} annotations in {path}"), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// List the Zotero annotation notes of the vault (frontmatter `category: Annotations`, or recognised annotations), with citekey, title, path and tags. Paged: the answer gives the total and, while notes remain, the next arguments.
@@ -154,10 +156,7 @@ impl Scholia {
         let window = Window::new(args.offset, args.limit, 200, 1000);
         let next = json!({"folder": args.folder, "tags": args.tags});
         let files = files.into_iter().skip(window.offset);
-        Ok(ok(
-            &format!("{total} annotation notes"),
-            page(json!({"count": total}), "files", files, total, window, next),
-        ))
+        Ok(ok(page(json!({"count": total}), "files", files, total, window, next)))
     }
 
     /// Write a summary note of one paper's annotations into the synthesis folder (never over an existing note) and return its path and a digest.
@@ -204,10 +203,7 @@ impl Scholia {
             &vars,
             &text
         ));
-        Ok(ok(
-            &format!("wrote {written}"),
-            digest(&written, self.vault.absolute(&written), &text, &source.doc.citekey, &report),
-        ))
+        Ok(ok(digest(&written, self.vault.absolute(&written), &text, &source.doc.citekey, &report)))
     }
 
     /// Write a synthesis note across several papers (common themes, key findings, critical points, open questions, contradictions) into the synthesis folder and return its path and a digest.
@@ -277,10 +273,7 @@ impl Scholia {
             &vars,
             &text
         ));
-        Ok(ok(
-            &format!("wrote {written}"),
-            digest(&written, self.vault.absolute(&written), &text, &keys.join(", "), &report),
-        ))
+        Ok(ok(digest(&written, self.vault.absolute(&written), &text, &keys.join(", "), &report)))
     }
 }
 
@@ -333,7 +326,7 @@ impl Scholia {
         if truncated {
             value["truncated"] = json!(true);
         }
-        ok(&format!("would write {path} (dry run: nothing written)"), value)
+        ok_content(value)
     }
 
     /// The annotation note of `citekey` under `folder`, as the listing lists it.
@@ -391,7 +384,7 @@ impl Scholia {
         let window = Window::new(args.offset, None, usize::MAX, usize::MAX);
         let mut value = page(fields, "results", found.results, total, window, next);
         value["total_files"] = json!(total);
-        Ok(ok(&format!("{total} files match {:?}", args.query), self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient); says how many notes match in all and pages with offset and limit.
@@ -426,7 +419,7 @@ impl Scholia {
         let next = json!({"query": args.query, "folder": args.folder, "contextLength": context});
         let value =
             page(json!({"query": args.query, "message": message}), "results", results, total, window, next);
-        Ok(ok(&message, self.mark_index(value, live)))
+        Ok(ok(self.mark_index(value, live)))
     }
 
     /// A note's metadata without its content: frontmatter, tags, headings, links, file stats (mtime, ctime, size), and from the index its backlinks (notes linking here) and outgoing links with where each resolves.
@@ -460,7 +453,7 @@ impl Scholia {
         for (key, links) in self.note_links(&path) {
             value[key] = links;
         }
-        Ok(ok(&format!("metadata of {path}"), value))
+        Ok(ok(value))
     }
 
     /// A note's full Markdown content, with its frontmatter and tags. Long notes come in parts: pass the returned next offset.
@@ -473,21 +466,19 @@ impl Scholia {
     async fn get_note_content(&self, Parameters(args): Parameters<NoteContent>) -> Answer {
         let path = attempt!(self.resolve_note(&args.path));
         let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
-        let fm = Frontmatter::parse(&text);
         let budget = args.length.unwrap_or(MAX_ANSWER_BYTES - 2048).min(MAX_ANSWER_BYTES - 2048);
         let (start, part, truncated) = super::reply::part_of(&text, args.offset, budget);
-        let mut value = json!({
-            "path": path.as_str(),
-            "content": part,
-            "frontmatter": fm.data,
-            "tags": Note::parse(&text).tag_names(),
-            "size": text.len(),
-        });
+        let mut value = json!({"path": path.as_str(), "content": part, "size": text.len(), "offset": start});
+        // What describes the note comes once, with its first part.
+        if start == 0 {
+            value["frontmatter"] = Value::Object(Frontmatter::parse(&text).data);
+            value["tags"] = json!(Note::parse(&text).tag_names());
+        }
         if truncated {
             value["truncated"] = json!(true);
             value["next"] = json!({"path": path.as_str(), "offset": start + part.len()});
         }
-        Ok(ok(&format!("{path} ({} bytes)", text.len()), value))
+        Ok(ok_content(value))
     }
 
     /// Create or replace a Markdown note (seed 001). An existing note is replaced only with overwrite: true; its previous version goes to the vault's .trash/ and the answer names it.
@@ -554,7 +545,7 @@ impl Scholia {
             "wikilink": wikilink(&path),
             "previous_version": previous.as_ref().map(VaultPath::as_str),
         });
-        Ok(ok(&format!("wrote {path}"), self.link_checked(value, &path, &text)).into())
+        Ok(ok(self.link_checked(value, &path, &text)).into())
     }
 
     /// `patch_note`; `Err` is an answer sent before anything is written. A replace that
@@ -603,7 +594,7 @@ impl Scholia {
         let previous = self.write_over(&path, &text, &patched.text, removes.is_some()).map_err(refuse)?;
         value["previous_version"] = json!(previous.as_ref().map(VaultPath::as_str));
         let value = self.link_checked(value, &path, args.content.as_str().unwrap_or_default());
-        Ok(ok(&format!("patched {path}"), value).into())
+        Ok(ok(value).into())
     }
 
     /// `obsidian_manage_frontmatter`; `Err` is the answer of an approval round.
@@ -626,10 +617,7 @@ impl Scholia {
         let new = match args.operation {
             FrontmatterOperation::Get => {
                 let value = fm.data.get(key).cloned().unwrap_or(Value::Null);
-                return Ok(ok(
-                    &format!("{key} of {path}"),
-                    json!({"path": path.as_str(), "key": key, "value": value}),
-                ));
+                return Ok(ok(json!({"path": path.as_str(), "key": key, "value": value})));
             }
             FrontmatterOperation::Set => {
                 let Some(value) = args.value.as_ref() else {
@@ -653,10 +641,7 @@ impl Scholia {
         self.ask(ctx, Ask { version: Some(&version), ..Ask::edit(&what) }, Some(round)).await?;
         attempt!(self.write_over(&path, &text, &new, false));
         let frontmatter = Frontmatter::parse(&new).data;
-        Ok(ok(
-            &format!("updated {key} in {path}"),
-            json!({"path": path.as_str(), "key": key, "frontmatter": frontmatter}),
-        ))
+        Ok(ok(json!({"path": path.as_str(), "key": key, "frontmatter": frontmatter})))
     }
 }
 
@@ -686,7 +671,7 @@ impl Scholia {
         attempt!(self.ask_now(&ctx, Ask::edit(&format!("create {path}"))).await);
         attempt!(self.vault.create_new(&path, &text));
         let value = json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)});
-        Ok(ok(&format!("created {path}"), self.link_checked(value, &path, &text)))
+        Ok(ok(self.link_checked(value, &path, &text)))
     }
 
     /// Append Markdown to the end of a note, creating the note when it does not exist.
@@ -712,7 +697,7 @@ impl Scholia {
         attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to {path}"))).await);
         let created = attempt!(append_lines(self.vault.as_ref(), &path, "", &args.content));
         let value = json!({"path": path.as_str(), "created": created});
-        Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
+        Ok(ok(self.link_checked(value, &path, &args.content)))
     }
 
     /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text. A replace that removes a section, a block or more than 1 KB needs the user's approval and keeps the previous version in .trash/.
@@ -772,7 +757,7 @@ impl Scholia {
         };
         let created = attempt!(append_lines(self.vault.as_ref(), &path, &seed, &args.content));
         let value = json!({"path": path.as_str(), "created": created, "date": date.to_string()});
-        Ok(ok(&format!("appended to {path}"), self.link_checked(value, &path, &args.content)))
+        Ok(ok(self.link_checked(value, &path, &args.content)))
     }
 }
 
@@ -807,7 +792,7 @@ impl Scholia {
             .map(|e| format!("{}{}", e.path.file_name(), if e.is_dir { "/" } else { "" }));
         let fields = json!({"path": folder.as_str(), "count": total});
         let value = page(fields, "files", names, total, window, json!({"dirPath": folder.as_str()}));
-        Ok(ok(&format!("{total} entries in {folder}"), value))
+        Ok(ok(value))
     }
 
     /// Every frontmatter property of a note (seed 004), custom fields included.
@@ -824,7 +809,7 @@ impl Scholia {
         if let Some(problem) = fm.diagnostics.first() {
             return Ok(fail(format!("{path}: {}", problem.message)));
         }
-        Ok(ok(&format!("properties of {path}"), json!({"path": path.as_str(), "properties": fm.data})))
+        Ok(ok(json!({"path": path.as_str(), "properties": fm.data})))
     }
 
     /// Get, set or delete one frontmatter key of a note without touching the rest of the note: other keys, their order, comments and quoting stay byte-identical; a note without frontmatter gets a block.
@@ -888,9 +873,6 @@ impl Scholia {
             }
             item
         });
-        Ok(ok(
-            &format!("{total} tags"),
-            page(fields, "tags", list, total, window, json!({"path": args.path})),
-        ))
+        Ok(ok(page(fields, "tags", list, total, window, json!({"path": args.path}))))
     }
 }

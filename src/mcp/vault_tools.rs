@@ -49,9 +49,7 @@ impl Scholia {
         if truncated {
             fields["truncated"] = json!(true);
         }
-        let summary =
-            if before == after { format!("{path} would not change") } else { format!("{path} would change") };
-        ok(&format!("{summary} (dry run: nothing written)"), fields)
+        ok(fields)
     }
 
     /// Writes `after` over the note at `path`, which held `before`, after approval (a
@@ -95,15 +93,11 @@ impl Scholia {
             let what = format!("update the properties of {path}");
             self.write_edit(ctx, &path, (&text, &new), &what, round).await?;
         }
-        let changed = changes.iter().filter(|c| c.action != meta_edit::PropertyAction::Unchanged).count();
-        Ok(ok(
-            &format!("{changed} of {} properties changed in {path}", changes.len()),
-            json!({
-                "path": path.as_str(),
-                "changes": changes,
-                "properties": Frontmatter::parse(&new).data,
-            }),
-        ))
+        Ok(ok(json!({
+            "path": path.as_str(),
+            "changes": changes,
+            "properties": Frontmatter::parse(&new).data,
+        })))
     }
 
     /// `obsidian_manage_tags`; `Err` is the answer of an approval round.
@@ -118,10 +112,7 @@ impl Scholia {
         if args.operation == TagOperation::List {
             let note = Note::parse(&text);
             let uses = meta_edit::tag_uses(&note);
-            return Ok(ok(
-                &format!("{} tags in {path}", uses.len()),
-                json!({"path": path.as_str(), "tags": uses, "currentTags": note.tag_names()}),
-            ));
+            return Ok(ok(json!({"path": path.as_str(), "tags": uses, "currentTags": note.tag_names()})));
         }
         if args.tags.is_empty() {
             return Ok(fail("tags is empty; give the tags to add or remove, e.g. [\"project/alpha\"]"));
@@ -148,7 +139,7 @@ impl Scholia {
         let mut value = fields;
         value["path"] = json!(path.as_str());
         value["message"] = json!(message);
-        Ok(ok(&message, value))
+        Ok(ok(value))
     }
 }
 
@@ -248,16 +239,7 @@ impl Scholia {
             "obsidian": obsidian,
             "zotero_integration": self.zotero().setup.report,
         });
-        Ok(ok(
-            &format!(
-                "scholia {} on {} ({notes} notes); Obsidian running: {}; {}",
-                env!("CARGO_PKG_VERSION"),
-                settings.config.vault.display(),
-                obsidian.running,
-                status::templates_line(&self.zotero().setup.report),
-            ),
-            value,
-        ))
+        Ok(ok(value))
     }
 }
 

@@ -65,26 +65,23 @@ impl Update {
             value["truncated"] = json!(true);
             value["hint"] = json!("the diff is cut; call without dryRun to make the change");
         }
-        ok(&format!("dry run: the change to {path}; nothing written"), value)
+        ok(value)
     }
 
     /// The answer after the write (`written`), or when nothing needed writing; `previous` is
     /// where an overwritten note's old version went.
     pub fn answer(&self, written: bool, previous: Option<&VaultPath>) -> CallToolResult {
-        let (summary, value) = self.answer_parts(written, previous);
-        ok(&summary, value)
+        ok(self.answer_fields(written, previous))
     }
 
-    /// The summary and structured content of [`Update::answer`].
-    pub fn answer_parts(&self, written: bool, previous: Option<&VaultPath>) -> (String, Value) {
+    /// The structured content of [`Update::answer`].
+    pub fn answer_fields(&self, written: bool, previous: Option<&VaultPath>) -> Value {
         let path = &self.path;
-        let summary = if written { format!("updated {path}") } else { format!("{path} unchanged") };
-        let value = json!({
+        json!({
             "path": path.as_str(), "changed": written, "created": self.old.is_none(),
             "bytes": self.new.len(), "hash": content_hash(&self.new), "replaced": self.replaced,
             "created_target": self.created_target, "previous_version": previous.map(VaultPath::as_str),
-        });
-        (summary, value)
+        })
     }
 }
 
