@@ -77,7 +77,7 @@ impl<C: rmcp::ClientHandler> Tools for RunningService<RoleClient, C> {
 fn check_text(tool: &str, result: &CallToolResult, value: &Value) {
     let text: String = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
     let (markdown, line) = match value.get("content").and_then(Value::as_str) {
-        Some(markdown) => text.rsplit_once('\n').unwrap_or(("", &text)),
+        Some(_) => text.rsplit_once('\n').unwrap_or(("", &text)),
         None => ("", text.as_str()),
     };
     assert!(!line.contains("\n  "), "{tool}: the text is pretty-printed");
