@@ -604,6 +604,11 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
             && (zotero.contains("page=") || zotero.contains("annotation=") || page_in_label.is_some())
             || zotero.contains("annotation=");
         if annotation {
+            // The annotation's own link wins over the item's citation link read before it
+            // (`([Author, 2021, p. 4](zotero://select/…)) ([pdf](zotero://open-pdf/…))`).
+            if info.link.as_deref().is_some_and(|l| l.starts_with("zotero://select/")) {
+                info.link = None;
+            }
             info.link.get_or_insert_with(|| target.replace("\\&", "&").replace("&#x26;", "&"));
             if let Some(p) = page_in_label {
                 info.page.get_or_insert(p);

@@ -8,7 +8,7 @@ use super::lines::{
     Lines, callout_header, citation_line, heading, is_annotation_start, is_boundary, unquote,
 };
 use super::text::{
-    citation, file_page_link, link_page, mark_open, page_of_locator, rfind, strip_bold, strip_prefix_ci,
+    citation, file_page_link, label_page, link_page, mark_open, rfind, strip_bold, strip_prefix_ci,
     zotero_link,
 };
 
@@ -40,9 +40,7 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
         {
             let label_end = line[label_open..link_start].find("](").map_or(link_start, |e| label_open + e);
             let label = &line[label_open + 1..label_end];
-            let page = label.rsplit(',').next().and_then(page_of_locator);
-            draft.page =
-                draft.page.take().or(page.filter(|p| p.chars().any(|c| c.is_ascii_digit()) || p.len() < 8));
+            draft.page = draft.page.take().or_else(|| label_page(label));
             let mut cut_start = label_open;
             let mut cut_end = (link_start + link.len() + 1).min(line.len());
             if line[..cut_start].ends_with('(') && line[cut_end..].starts_with(')') {
@@ -52,6 +50,23 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
             line.replace_range(cut_start..cut_end, "");
         }
         draft.link = Some(link);
+    }
+    // Zotero's own export prints the page in its citation of the item, before the annotation's
+    // link: `([Tseng et al., 2021, p. 47](zotero://select/…)) ([pdf](zotero://open-pdf/…))`.
+    if let Some(link) = zotero_link(&line, "select").map(str::to_string)
+        && let Some(link_start) = line.find(&link)
+        && let Some(label_open) = line[..link_start].rfind('[')
+        && line[label_open..link_start].ends_with("](")
+        && let Some(page) = label_page(&line[label_open + 1..link_start - 2])
+    {
+        draft.page = draft.page.take().or(Some(page));
+        draft.link.get_or_insert(link.clone());
+        let (mut cut_start, mut cut_end) = (label_open, (link_start + link.len() + 1).min(line.len()));
+        if line[..cut_start].ends_with('(') && line[cut_end..].starts_with(')') {
+            cut_start -= 1;
+            cut_end += 1;
+        }
+        line.replace_range(cut_start..cut_end, "");
     }
     if let Some((range, page)) = file_page_link(&line) {
         draft.page = draft.page.take().or(Some(page));

@@ -69,6 +69,8 @@ pub fn page_of_locator(locator: &str) -> Option<String> {
 
 /// The page a link label prints: `Page 3`, `p. 3`, `page 2`, `3`, `@Page 1133`, `Author, 2020, p. 5`.
 pub fn label_page(label: &str) -> Option<String> {
+    // `(Author, 2009, p. 777)`: the parentheses are the citation's, not the page's.
+    let label = label.trim().trim_start_matches('(').trim_end_matches(')');
     let last = label.rsplit(',').next().unwrap_or(label).trim().trim_start_matches('@');
     let lower = last.to_lowercase();
     let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
@@ -186,9 +188,29 @@ pub fn mark_open(s: &str) -> Option<MarkTag> {
     Some(MarkTag { hex, class_color, len: close + 1 })
 }
 
+/// The colour of a `style` attribute: its background (`background-color`, `background`), else its
+/// text colour (`color:`, as ZotLit's default template writes a highlight's colour).
 fn style_color(attrs: &str) -> Option<String> {
-    let pos = find(attrs, "background").or_else(|| find(&attrs.to_ascii_lowercase(), "background"))?;
-    let value = attrs[pos..].split_once(':')?.1.trim_start();
+    let style = attrs.split_once("style=").map_or(attrs, |(_, style)| style).trim_start_matches(['"', '\'']);
+    let style = style.split(['"', '\'']).next().unwrap_or_default();
+    let mut text_color = None;
+    for declaration in style.split(';') {
+        let Some((key, value)) = declaration.split_once(':') else { continue };
+        let key = key.trim().to_ascii_lowercase();
+        if key == "background" || key == "background-color" {
+            if let Some(hex) = css_color(value) {
+                return Some(hex);
+            }
+        } else if key == "color" {
+            text_color = text_color.or_else(|| css_color(value));
+        }
+    }
+    text_color
+}
+
+/// `#rrggbb` of a CSS colour value given as a hex or `rgb()`/`rgba()`.
+fn css_color(value: &str) -> Option<String> {
+    let value = value.trim_start();
     if let Some(hex) = value.strip_prefix('#') {
         let digits: String = hex.chars().take_while(char::is_ascii_hexdigit).collect();
         return colors::parse_hex(&digits);

@@ -136,6 +136,14 @@ impl Matcher {
                 pos = next_char(text, whole.0);
                 continue;
             }
+            // An iteration does not start with a blank line (a branch whose leading white space
+            // is optional may take one): read it from the next line, where every branch can.
+            let lead =
+                text[whole.0..whole.1].len() - text[whole.0..whole.1].trim_start_matches([' ', '\t']).len();
+            if offset == 0 && text[whole.0 + lead..whole.1].starts_with('\n') {
+                pos = whole.0 + lead + 1;
+                continue;
+            }
             let mut hit =
                 Hit { start: whole.0, end: whole.1, body: 0, captures: Vec::new(), facts: Vec::new() };
             for (i, group) in tier.groups.iter().enumerate() {
@@ -225,13 +233,15 @@ impl Matcher {
                     return Some(at);
                 }
             }
-            // An iteration printed on the field's own line, right after the text before it.
+            // An iteration printed on the field's own line, right after the text before it (not
+            // inside a word: the `-` of `claim-making` does not start a `- ` item).
             let glued = hay[m.start()..m.end()]
                 .char_indices()
                 .skip(1)
                 .filter(|(_, c)| self.leads.contains(c))
                 .map(|(i, _)| m.start() + i)
-                .find(|&at| !hay[..at].ends_with('\n') && self.glued_at(hay, at).is_some());
+                .filter(|&at| !hay[..at].ends_with('\n') && !in_word_hyphen(hay, at))
+                .find(|&at| self.glued_at(hay, at).is_some());
             if glued.is_some() {
                 return glued;
             }
@@ -245,12 +255,25 @@ impl Matcher {
             let regex = tier.glued.get_or_init(|| glued(tier.regex.as_str())).as_ref()?;
             // The match alone first (no groups: far faster), the groups only for a real one.
             let found = regex.find(&hay[at..])?.as_str();
+            // Glued means on the same line: a match that starts with a line break is an iteration
+            // of the next line, which the line-anchored search reads with its own indent.
+            if found.trim_start_matches([' ', '\t']).starts_with(['\n', '\r']) {
+                return None;
+            }
             if !found.contains("zotero://") && !found.contains("![") {
                 return None;
             }
             regex.captures(&hay[at..]).map(|caps| (tier, caps))
         })
     }
+}
+
+/// Whether `at` is the hyphen of a hyphenated word (`claim-making`).
+fn in_word_hyphen(hay: &str, at: usize) -> bool {
+    let mut after = hay[at..].chars();
+    after.next() == Some('-')
+        && after.next().is_some_and(char::is_alphanumeric)
+        && hay[..at].chars().next_back().is_some_and(char::is_alphanumeric)
 }
 
 /// `source` with each body held to start where the search starts instead of at a line start.

@@ -34,7 +34,7 @@ pub struct Template {
     /// Per loop: the constant line printed just before it (a heading naming a colour group).
     headers: Vec<Option<String>>,
     /// Per loop: the last constant line printed before it, where its output starts.
-    anchors: Vec<Option<String>>,
+    anchors: Vec<Vec<String>>,
     /// Constructs the compiler did not understand: (template line or 0, message).
     pub problems: Vec<(usize, String)>,
 }
@@ -152,11 +152,15 @@ impl Template {
     /// lines (text above it, such as a table of related items or the user's own notes, is not
     /// theirs); `from` when the note has none of them.
     pub fn region_start(&self, text: &str, from: usize) -> usize {
+        // Per loop, the nearest of its anchor lines the note still has (a user who edited a
+        // template line since, such as a legend table's last row, leaves the ones above it).
+        let anchored =
+            self.anchors.iter().filter_map(|lines| lines.iter().find_map(|l| line_start(text, from, l)));
         self.headers
             .iter()
-            .chain(&self.anchors)
             .flatten()
             .filter_map(|line| line_start(text, from, line))
+            .chain(anchored)
             .min()
             .unwrap_or(from)
     }
@@ -192,15 +196,17 @@ impl Template {
     }
 }
 
-/// Per loop: the constant line printed right before it (if a whole line), and the last constant
-/// line printed anywhere before it (a slot in between allowed), which marks where its output starts.
-fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Option<String>>) {
+/// Per loop: the constant line printed right before it (if a whole line), and the last few
+/// constant lines printed anywhere before it (slots in between allowed), nearest first, which mark
+/// where its output starts.
+fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>) {
     #[derive(Default)]
     struct Walk {
         last: Option<String>,
-        anchor: Option<String>,
+        /// The distinct whole lines printed so far, in order.
+        lines: Vec<String>,
         headers: Vec<Option<String>>,
-        anchors: Vec<Option<String>>,
+        anchors: Vec<Vec<String>>,
     }
     fn walk(p: &Pat, w: &mut Walk) {
         match p {
@@ -217,9 +223,7 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Option<String
                     }
                     let distinct = |l: &str| l.chars().filter(|c| c.is_alphanumeric()).count() >= 2;
                     w.last = lines.last().filter(|l| distinct(l)).map(|l| l.to_string());
-                    if let Some(l) = lines.iter().rev().find(|l| distinct(l)) {
-                        w.anchor = Some(l.to_string());
-                    }
+                    w.lines.extend(lines.iter().filter(|l| distinct(l)).map(|l| l.to_string()));
                 } else if !s.trim().is_empty() {
                     w.last = None;
                 }
@@ -229,7 +233,8 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Option<String
                     *slot = w.last.clone();
                 }
                 if let Some(slot) = w.anchors.get_mut(*n) {
-                    *slot = w.anchor.clone();
+                    // The last few, nearest first.
+                    *slot = w.lines.iter().rev().take(ANCHOR_LINES).cloned().collect();
                 }
             }
             Pat::Seq(items) => items.iter().for_each(|i| walk(i, w)),
@@ -238,10 +243,13 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Option<String
             Pat::Slot(_) => w.last = None,
         }
     }
-    let mut w = Walk { headers: vec![None; count], anchors: vec![None; count], ..Walk::default() };
+    let mut w = Walk { headers: vec![None; count], anchors: vec![Vec::new(); count], ..Walk::default() };
     walk(outer, &mut w);
     (w.headers, w.anchors)
 }
+
+/// How many of the constant lines printed before a loop may mark where its output starts.
+const ANCHOR_LINES: usize = 4;
 
 /// Where the first line of `text[from..]` equal to `line` (trimmed) starts.
 fn line_start(text: &str, from: usize, line: &str) -> Option<usize> {
