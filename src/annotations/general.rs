@@ -278,7 +278,7 @@ fn record(
     if !text.is_empty() {
         d.text.push(Cow::Owned(text));
     }
-    let comment = comment.join("\n").trim().to_string();
+    let comment = unescape_markdown(comment.join("\n").trim());
     if !comment.is_empty() {
         d.comment.push(Cow::Owned(comment));
     }
@@ -305,7 +305,25 @@ fn clean_text(text: &str) -> String {
     let t = super::text::strip_quotes(t);
     let t = unwrap_emphasis(t);
     let t = t.strip_prefix("==").and_then(|r| r.strip_suffix("==")).unwrap_or(t);
-    super::text::strip_quotes(t).to_string()
+    unescape_markdown(super::text::strip_quotes(t))
+}
+
+/// `s` with Markdown's backslash escapes undone (`\[17\]` → `[17]`, `\*` → `*`), as Zotero's
+/// own export escapes the passage's brackets and asterisks. Text with TeX math (`$…$`) keeps its
+/// backslashes.
+fn unescape_markdown(s: &str) -> String {
+    if !s.contains('\\') || s.contains('$') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(|n| "\\`*_{}[]()#+-.!|<>~".contains(*n)) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn unwrap_emphasis(t: &str) -> &str {
@@ -562,6 +580,13 @@ fn take_links(rest: &mut String, info: &mut Info) {
             continue;
         }
         let Some(mid) = s[open..].find("](").map(|m| open + m) else { break };
+        // `\[17\]` is an escaped bracket, and `[22, 23]. … [(Author)](…)` a bracket that closes
+        // before the link's label starts: neither opens the link.
+        if s[..open].ends_with('\\') || s[open + 1..mid].contains(']') {
+            out.push_str(&s[..=open]);
+            s = &s[open + 1..];
+            continue;
+        }
         let Some(end) = matching_paren(&s[mid + 1..]).map(|e| mid + 1 + e) else { break };
         let label = &s[open + 1..mid];
         let target = s[mid + 2..end].trim().trim_start_matches('<').trim_end_matches('>');

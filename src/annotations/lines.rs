@@ -87,7 +87,14 @@ pub fn is_boundary(line: &str) -> bool {
             || strip_prefix_ci(c, "begin annotations").is_some()
             || strip_prefix_ci(c, "import date").is_some();
     }
-    is_imported_heading(t) || (t.starts_with("# ") && !t.starts_with("##"))
+    is_imported_heading(t) || (t.starts_with("# ") && !t.starts_with("##")) || is_thematic_break(line)
+}
+
+/// A line that is only a thematic break (`---`, `***`, `___`, unquoted): the end of what comes
+/// before it, never part of a comment.
+pub fn is_thematic_break(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 3 && [b'-', b'*', b'_'].iter().any(|&c| t.bytes().all(|b| b == c))
 }
 
 /// `## Imported: …` (any level), which is not a section annotation.

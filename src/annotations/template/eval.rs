@@ -632,6 +632,7 @@ fn filter(target: Val, name: &str, args: &[Val]) -> Val {
                     _ => Some(Transform::Partial),
                 },
                 "lower" | "upper" | "capitalize" | "title" => Some(Transform::Case),
+                "escape" | "e" => Some(Transform::Escape),
                 "truncate" | "first" | "last" | "wordcount" | "striptags" | "urlencode" => {
                     Some(Transform::Partial)
                 }

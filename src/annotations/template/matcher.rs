@@ -448,6 +448,7 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize
             }
             Transform::Replace(..) | Transform::Partial => partial = true,
             Transform::Case => {}
+            Transform::Escape => value = unescape_html(&value),
         }
     }
     if let Some(prefix) = prefix.map(str::trim).filter(|p| !p.is_empty()) {
@@ -455,6 +456,19 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize
     }
     let span = (offset + m.start(), offset + m.end());
     Capture { field: slot.field, value: value.trim().to_string(), span, partial }
+}
+
+/// Undoes Nunjucks' `escape` filter (which `&amp;` comes last so that `&amp;quot;` stays `&quot;`).
+fn unescape_html(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    s.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 fn undo_nl2br(s: &str) -> String {

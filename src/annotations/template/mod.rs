@@ -133,7 +133,9 @@ impl Template {
             let t = line.trim();
             t.starts_with('#') && t[t.bytes().take_while(|&b| b == b'#').count()..].starts_with(' ')
                 || t.starts_with("%%")
-                || t == "---"
+                || matches!(t, "---" | "***" | "___")
+                // A callout the template prints after the loop (`> [!context]-`).
+                || t.starts_with("> [!") || t.starts_with(">[!")
                 || header_lines.contains(&t)
         };
         let marks = self.header_marks(text, from);

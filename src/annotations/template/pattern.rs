@@ -76,6 +76,8 @@ pub enum Transform {
     Replace(String, String),
     /// Case changed (`lower`, `upper`, `capitalize`, `title`): compare without case.
     Case,
+    /// `escape`: `&`, `<`, `>`, `"` and `'` became HTML entities.
+    Escape,
     /// `truncate`, `substring`, `slice`, a regex `replace`: the value printed is not the whole field.
     Partial,
 }
