@@ -31,6 +31,9 @@ struct Info {
     label: Option<String>,
     /// The line without markup, links, labels: what could be text or comment.
     rest: String,
+    /// The line starts with Zotero's citation of the item (`([Author, 2021, p. 5](zotero://select/…))`):
+    /// Zotero's export prints a highlight's text before it, so words after it are a note's comment.
+    cited_first: bool,
 }
 
 impl Info {
@@ -199,6 +202,10 @@ fn record(
             // it, the anchor's included, are the comment.
             text.extend(infos[up..=m].iter().map(|i| i.rest.clone()));
             comment.extend(infos[m + 1..=a].iter().map(|i| i.rest.clone()));
+        } else if up == a && infos[a].cited_first && d.image.is_none() {
+            // `([Author, 2021, p. 5](zotero://select/…)) words`: a note, the words its comment.
+            comment.push(infos[a].rest.clone());
+            d.label.get_or_insert_with(|| "note".to_string());
         } else {
             text.extend(infos[up..a].iter().map(|i| i.rest.clone()));
             let (t, c) = split_inline(&infos[a].rest);
@@ -439,6 +446,8 @@ fn info(raw: &str) -> Info {
         return info;
     }
     let mut rest = inner.trim().to_string();
+    info.cited_first =
+        rest.starts_with("([") && rest.find("](zotero://select/").is_some_and(|m| !rest[..m].contains(']'));
     if let Some(header) = rest.strip_prefix("[!") {
         info.callout = true;
         let close = header.find(']').unwrap_or(header.len());
@@ -628,6 +637,11 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
         let annotation = (zotero.starts_with("open-pdf") || zotero.starts_with("open/"))
             && (zotero.contains("page=") || zotero.contains("annotation=") || page_in_label.is_some())
             || zotero.contains("annotation=");
+        // `## 2 Background [ ](zotero://open-pdf/…?page=3)`: Zotero 6 links a note's headings to
+        // their page with an empty label; that marks no annotation.
+        if label.trim().is_empty() && !zotero.contains("annotation=") {
+            return true;
+        }
         if annotation {
             // The annotation's own link wins over the item's citation link read before it
             // (`([Author, 2021, p. 4](zotero://select/…)) ([pdf](zotero://open-pdf/…))`).
