@@ -482,6 +482,18 @@ impl Eval<'_> {
                     tri
                 }
             }
+            // `"Gray" in annotation.colorCategory`: the colour (or type) is that one.
+            Expr::Binary(l, op, r) if op == "in" || op == "not in" => {
+                let fact = match (self.eval(l), self.eval(r)) {
+                    (Val::Str(s), Val::Field(f @ (Field::ColorCategory | Field::Color | Field::Type), _))
+                        if !s.trim().is_empty() =>
+                    {
+                        vec![Fact::Is(f, s)]
+                    }
+                    _ => Vec::new(),
+                };
+                if op == "in" { Tri::Maybe(fact, Vec::new()) } else { Tri::Maybe(Vec::new(), fact) }
+            }
             Expr::Binary(..) => Tri::Maybe(Vec::new(), Vec::new()),
             Expr::Is(inner, test, negated) => {
                 let v = self.eval(inner);

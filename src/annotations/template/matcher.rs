@@ -214,7 +214,22 @@ impl Matcher {
         let whole = caps.get(0)?;
         let hay = &hay[..limit];
         for (i, group) in tier.groups.iter().enumerate() {
-            let (Some(Group::Slot(_, quote)), Some(m)) = (group, caps.get(i)) else { continue };
+            let (Some(Group::Slot(slot, quote)), Some(m)) = (group, caps.get(i)) else { continue };
+            // Only free text (text, comment, tags…) can run over another iteration; a page, a
+            // link or a key cannot.
+            if matches!(
+                slot.field,
+                Field::Page
+                    | Field::PageLabel
+                    | Field::Link
+                    | Field::Id
+                    | Field::Color
+                    | Field::ColorCategory
+                    | Field::Type
+                    | Field::Image
+            ) {
+                continue;
+            }
             // The lines of the field, from the start of the line it starts on (a field after
             // `\t- ` on a line of its own may have taken the next iteration's line from its `- `).
             // Only when nothing but a list marker is before it on that line: a field after the
@@ -223,9 +238,9 @@ impl Matcher {
             let line_start = hay[..m.start()].rfind('\n').map_or(0, |nl| nl + 1);
             let marker_only =
                 quote.is_none() && hay[line_start..m.start()].chars().all(|c| " \t-*+>".contains(c));
-            let first = if marker_only { line_start } else { m.start() };
+            let first = marker_only.then_some(line_start);
             let inner_lines = hay[m.start()..m.end()].match_indices('\n').map(|(i, _)| m.start() + i + 1);
-            for at in std::iter::once(first).chain(inner_lines) {
+            for at in first.into_iter().chain(inner_lines) {
                 if at <= whole.start() || at >= m.end() {
                     continue;
                 }
@@ -356,7 +371,7 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     let mut taken_end = hit.end;
     for line in text[hit.end..gap_end].split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        if stop(bare) {
+        if stop(bare) || is_image_line(bare) {
             break;
         }
         end += line.len();
@@ -377,6 +392,23 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     last.value = format!("{}{}", last.value, &text[last.span.1..taken_end]).trim().to_string();
     last.span.1 = taken_end;
     hit.end = taken_end;
+}
+
+/// Whether `line` holds only embeds of images Zotero exported (`  ![[…/image-4-x98-y401.png]]  ![[…]]`):
+/// image annotations printed on one line, never the end of the comment above them.
+fn is_image_line(line: &str) -> bool {
+    let mut rest = line.trim();
+    let mut any = false;
+    while let Some(inner) = rest.strip_prefix("![[") {
+        let Some(end) = inner.find("]]") else { return false };
+        let target = inner[..end].split('|').next().unwrap_or_default();
+        if crate::annotations::text::image_page(target).is_none() {
+            return false;
+        }
+        any = true;
+        rest = inner[end + 2..].trim_start();
+    }
+    any && rest.is_empty()
 }
 
 /// Whether every way into `p` that prints something starts with the comment slot.
@@ -590,6 +622,26 @@ fn has_constant(p: &Pat) -> bool {
     }
 }
 
+/// `p` restricted to the branches that always print constant text; `None` if none does.
+fn with_constant(p: &Pat) -> Option<Pat> {
+    match p {
+        Pat::Alt(branches) => {
+            let kept: Vec<(Vec<Fact>, Pat)> =
+                branches.iter().filter_map(|(f, b)| with_constant(b).map(|b| (f.clone(), b))).collect();
+            (!kept.is_empty()).then_some(Pat::Alt(kept))
+        }
+        Pat::Seq(items) if !has_constant(p) => {
+            // One part that may print constant text makes the sequence do so when it does.
+            let i =
+                items.iter().position(|item| matches!(item, Pat::Alt(_)) && with_constant(item).is_some())?;
+            let mut items = items.clone();
+            items[i] = with_constant(&items[i])?;
+            Some(Pat::Seq(items))
+        }
+        _ => has_constant(p).then(|| p.clone()),
+    }
+}
+
 /// `p` restricted to what prints at least one field or constant text; `None` if it never does.
 fn non_empty(p: &Pat) -> Option<Pat> {
     match p {
@@ -612,10 +664,15 @@ fn non_empty(p: &Pat) -> Option<Pat> {
             for (i, item) in items.iter().enumerate() {
                 if let Some(first) = non_empty(item) {
                     let rest = items[i + 1..].iter().cloned();
-                    let way = Pat::seq(std::iter::once(first).chain(rest));
+                    let way = Pat::seq(std::iter::once(first.clone()).chain(rest));
                     // Free text alone (a comment printed with nothing around it) would match any
                     // line: such a comment is found as the lines after the annotation before it.
                     if has_constant(&way) {
+                        ways.push((Vec::new(), way));
+                    } else if let Some(first) = with_constant(&first) {
+                        // Branches of it that do print constant text (`# {{text}}` beside a bare
+                        // `{{text}}`) are kept.
+                        let way = Pat::seq(std::iter::once(first).chain(items[i + 1..].iter().cloned()));
                         ways.push((Vec::new(), way));
                     }
                 }
