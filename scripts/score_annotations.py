@@ -4,7 +4,8 @@
 Usage: score_annotations.py DIR [--min RATE] [--verbose] [--json]
 
 For every X.md under DIR (recursive; `.obsidian/` folders skipped) with an X.json beside it that holds an
-"annotations" array, runs `scholia parse X.md` and compares the parse with X.json field by field.
+"annotations" array, runs `scholia parse X.md` (with `--vault` the first folder under DIR when that
+folder has no `.obsidian/`) and compares the parse with X.json field by field.
 The expected format is the corpus one (/work/corpus/README.md, "Expected JSON"): per annotation type, text,
 comment, color (#rrggbb), page, page_label, image (file name), zotero_link. The parser's own output format
 (the repository's tests/cases/annotations/*.json: color_hex, image_path, comment_prefix) is read too.
@@ -241,9 +242,20 @@ def find_binary():
 PARSE_FLAGS = []
 
 
-def parse_note(binary, path):
+def vault_of(root, path):
+    """The vault a note belongs to: the first folder under DIR (a family, or a collected vault), when
+    it has no `.obsidian/` of its own to be found by (public vaults often leave it out of git)."""
+    parts = os.path.relpath(path, root).split(os.sep)
+    if len(parts) < 2:
+        return None
+    vault = os.path.join(root, parts[0])
+    return None if os.path.isdir(os.path.join(vault, ".obsidian")) else vault
+
+
+def parse_note(binary, path, vault=None):
+    flags = [*PARSE_FLAGS, *(["--vault", vault] if vault else [])]
     try:
-        r = subprocess.run([binary, "parse", *PARSE_FLAGS, path], capture_output=True, timeout=120)
+        r = subprocess.run([binary, "parse", *flags, path], capture_output=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, str(e)
     if r.returncode != 0:
@@ -454,7 +466,7 @@ def main():
     binary = find_binary() if notes else None
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        parsed = list(pool.map(lambda n: parse_note(binary, n[0]), notes))
+        parsed = list(pool.map(lambda n: parse_note(binary, n[0], vault_of(root, n[0])), notes))
 
     mismatches = []
 

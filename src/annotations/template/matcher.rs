@@ -96,8 +96,14 @@ impl Matcher {
     pub fn new(bodies: &[Pat]) -> Result<Matcher, BuildError> {
         // A body that can match nothing would match, empty, at every line and hide the bodies
         // after it: each is rewritten to print at least one of its fields or constant text.
-        let trimmed: Vec<Pat> =
-            bodies.iter().map(|b| non_empty(&trim(b)).unwrap_or_else(|| trim(b))).collect();
+        let trimmed: Vec<Pat> = bodies
+            .iter()
+            .map(|b| {
+                let mut b = trim(b);
+                drop_ambiguous_types(&mut b);
+                non_empty(&b).unwrap_or(b)
+            })
+            .collect();
         let open_end = trimmed.iter().map(ends_in_free_text).collect();
         let open_start = trimmed.iter().map(starts_with_comment).collect();
         let mut tiers: Vec<Tier> = Vec::new();
@@ -392,6 +398,81 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     last.value = format!("{}{}", last.value, &text[last.span.1..taken_end]).trim().to_string();
     last.span.1 = taken_end;
     hit.end = taken_end;
+}
+
+/// Removes the annotation type a branch's condition names (`{% if a.type == "underline" %}`) where
+/// another branch for another type prints exactly the same: the note cannot tell them apart.
+fn drop_ambiguous_types(body: &mut Pat) {
+    // Compared without the white space at their ends (`{%- endif -%}` may leave a line break).
+    fn collect<'p>(p: &'p Pat, out: &mut Vec<(Pat, &'p str)>) {
+        match p {
+            Pat::Alt(branches) => {
+                for (facts, b) in branches {
+                    for f in facts {
+                        if let Fact::Is(Field::Type, v) = f {
+                            out.push((bare(b), v.as_str()));
+                        }
+                    }
+                    collect(b, out);
+                }
+            }
+            Pat::Seq(items) => items.iter().for_each(|i| collect(i, out)),
+            Pat::Repeat(inner) => collect(inner, out),
+            Pat::Lit(_) | Pat::Slot(_) | Pat::Loop(_) => {}
+        }
+    }
+    fn strip(p: &mut Pat, ambiguous: &[Pat]) {
+        match p {
+            Pat::Alt(branches) => {
+                for (facts, b) in branches.iter_mut() {
+                    if ambiguous.contains(&bare(b)) {
+                        facts.retain(|f| !matches!(f, Fact::Is(Field::Type, _)));
+                    }
+                    strip(b, ambiguous);
+                }
+            }
+            Pat::Seq(items) => items.iter_mut().for_each(|i| strip(i, ambiguous)),
+            Pat::Repeat(inner) => strip(inner, ambiguous),
+            Pat::Lit(_) | Pat::Slot(_) | Pat::Loop(_) => {}
+        }
+    }
+    let mut typed = Vec::new();
+    collect(body, &mut typed);
+    let ambiguous: Vec<Pat> = typed
+        .iter()
+        .filter(|(b, v)| typed.iter().any(|(c, w)| c == b && w != v))
+        .map(|(b, _)| b.clone())
+        .collect();
+    if !ambiguous.is_empty() {
+        strip(body, &ambiguous);
+    }
+}
+
+/// `p` without the parts at its two ends that print only white space, for comparing what two
+/// branches print.
+fn bare(p: &Pat) -> Pat {
+    fn blank(p: &Pat) -> bool {
+        match p {
+            Pat::Lit(s) => s.trim().is_empty(),
+            Pat::Seq(items) => items.iter().all(blank),
+            Pat::Alt(branches) => branches.iter().all(|(_, b)| blank(b)),
+            Pat::Slot(_) | Pat::Repeat(_) | Pat::Loop(_) => false,
+        }
+    }
+    let items: Vec<Pat> = match p {
+        Pat::Seq(items) => items.clone(),
+        other => vec![other.clone()],
+    };
+    let start = items.iter().position(|i| !blank(i)).unwrap_or(items.len());
+    let end = items.iter().rposition(|i| !blank(i)).map_or(start, |e| e + 1);
+    let mut items: Vec<Pat> = items[start..end.max(start)].to_vec();
+    if let Some(Pat::Lit(s)) = items.first_mut() {
+        *s = s.trim_start().to_string();
+    }
+    if let Some(Pat::Lit(s)) = items.last_mut() {
+        *s = s.trim_end().to_string();
+    }
+    Pat::Seq(items)
 }
 
 /// Whether `line` holds only embeds of images Zotero exported (`  ![[…/image-4-x98-y401.png]]  ![[…]]`):
