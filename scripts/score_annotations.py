@@ -243,13 +243,15 @@ PARSE_FLAGS = []
 
 
 def vault_of(root, path):
-    """The vault a note belongs to: the first folder under DIR (a family, or a collected vault), when
-    it has no `.obsidian/` of its own to be found by (public vaults often leave it out of git)."""
+    """The vault a note belongs to when `scholia parse` cannot find it by its `.obsidian/` folder
+    (public vaults often leave it out of git): the first folder under DIR, a family or a collected vault."""
     parts = os.path.relpath(path, root).split(os.sep)
     if len(parts) < 2:
         return None
-    vault = os.path.join(root, parts[0])
-    return None if os.path.isdir(os.path.join(vault, ".obsidian")) else vault
+    for depth in range(len(parts) - 1, 0, -1):
+        if os.path.isdir(os.path.join(root, *parts[:depth], ".obsidian")):
+            return None
+    return os.path.join(root, parts[0])
 
 
 def parse_note(binary, path, vault=None):

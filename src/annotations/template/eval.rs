@@ -589,6 +589,10 @@ fn attr(target: Val, name: &str) -> Val {
         Val::Dict(entries) => {
             entries.into_iter().rev().find(|(k, _)| k == name).map_or(Val::Null, |(_, v)| v)
         }
+        // `colorToType[annotation.color].symbol`: the same field picks the entry's attribute.
+        Val::Switch(field, entries) => {
+            Val::Switch(field, entries.into_iter().map(|(k, v)| (k, attr(v, name))).collect())
+        }
         Val::List(items) if name == "length" => Val::Num(items.len() as f64),
         Val::Str(s) if name == "length" => Val::Num(s.chars().count() as f64),
         Val::Field(..) | Val::Str(_) if name == "length" => Val::Any,

@@ -935,8 +935,20 @@ fn anchoring(p: &Pat) -> u8 {
 /// would take that text into its field). The template's order breaks ties.
 pub(super) fn by_specificity<T>(branches: &[(T, Pat)]) -> Vec<&(T, Pat)> {
     let mut ordered: Vec<&(T, Pat)> = branches.iter().collect();
-    ordered.sort_by_key(|(_, p)| anchoring(p));
+    // Then the one that always prints more of the template's own text: `{{symbol}}{{text}}
+    // [(p. 3)](…)` before `{{symbol}}{{text}}`, which would take the page link into the text.
+    ordered.sort_by_key(|(_, p)| (anchoring(p), std::cmp::Reverse(constant_len(p))));
     ordered
+}
+
+/// How many characters other than white space `p` prints whatever its branches.
+fn constant_len(p: &Pat) -> usize {
+    match p {
+        Pat::Lit(s) => s.chars().filter(|c| !c.is_whitespace()).count(),
+        Pat::Seq(items) => items.iter().map(constant_len).sum(),
+        Pat::Alt(branches) => branches.iter().map(|(_, b)| constant_len(b)).min().unwrap_or(0),
+        Pat::Slot(_) | Pat::Repeat(_) | Pat::Loop(_) => 0,
+    }
 }
 
 /// The characters a slot may match.

@@ -142,6 +142,7 @@ impl Template {
         let from = self.region_start(text, from);
         let hits = self.matcher.find(text, from, text.len(), &stop);
         hits.into_iter()
+            .filter(|hit| !is_decoration(&text[hit.start..hit.end]))
             .map(|hit| {
                 let facts = self.loop_facts(hit.body, hit.start, &marks);
                 let draft = draft_of(&hit, &facts, text);
@@ -248,6 +249,20 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>)
     let mut w = Walk { headers: vec![None; count], anchors: vec![Vec::new(); count], ..Walk::default() };
     walk(outer, &mut w);
     (w.headers, w.anchors)
+}
+
+/// Lines a loop's region holds that no annotation printed: an Obsidian comment (`%% begin
+/// annotations %%`, which Zotero Integration's `persist` writes) or the import stamp
+/// (`*Imported on [[2024-04-04]] at 15:34*`).
+fn is_decoration(span: &str) -> bool {
+    let t = span.trim();
+    if t.contains('\n') {
+        return false;
+    }
+    let bare = t.trim_matches(['*', '_', ' ']).to_lowercase();
+    (t.starts_with("%%") && t.ends_with("%%"))
+        || (bare.starts_with("imported") || bare.starts_with("import date"))
+            && bare.chars().any(|c| c.is_ascii_digit())
 }
 
 /// How many of the constant lines printed before a loop may mark where its output starts.
