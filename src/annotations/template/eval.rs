@@ -356,6 +356,20 @@ impl Eval<'_> {
                     (t, Val::Str(key)) => attr(t, &key),
                     (Val::List(items), Val::Num(i)) => items.get(i as usize).cloned().unwrap_or(Val::Null),
                     (Val::Dict(entries), Val::Field(f, _)) => Val::Switch(f, entries),
+                    // `categoryIcon[zoteroColors[entry.color]]`: a dict looked up by what another
+                    // dict gives for the field is a lookup by the field.
+                    (Val::Dict(entries), Val::Switch(f, keys)) => Val::Switch(
+                        f,
+                        keys.into_iter()
+                            .map(|(k, v)| {
+                                let found = match v {
+                                    Val::Str(name) => attr(Val::Dict(entries.clone()), &name),
+                                    _ => Val::Null,
+                                };
+                                (k, found)
+                            })
+                            .collect(),
+                    ),
                     (Val::Annotations(_), _) => Val::Ann,
                     _ => Val::Any,
                 }

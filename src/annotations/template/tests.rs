@@ -59,3 +59,13 @@ fn templates_that_cannot_be_read_say_why() {
     let e = Template::compile("t.md", "# {{title}}\n", &no_includes).unwrap_err();
     assert!(e.message.contains("no loop over the annotations"), "{e}");
 }
+
+#[test]
+fn dictionaries_looked_up_by_the_colour_give_the_colour_of_what_they_print() {
+    // A symbol from a dict keyed by the colour, and an icon from a dict keyed by the colour's name.
+    let template = "{% set kinds = {\"#ffd400\": {\"symbol\": \"- & \"}, \"#ff6666\": {\"symbol\": \"- £ \"}} %}{% set names = {\"#ffd400\": \"yellow\", \"#ff6666\": \"red\"} %}{% set icons = {\"yellow\": \"📚\", \"red\": \"⛔\"} %}{% for a in annotations %}\n{{kinds[a.color].symbol}}{{icons[names[a.color]]}} {{a.annotatedText}} [(p. {{a.pageLabel}})](zotero://open-pdf/library/items/K?page={{a.pageLabel}}&annotation={{a.id}})\n{% endfor %}";
+    let note = "\n- & 📚 a plain point [(p. 4)](zotero://open-pdf/library/items/K?page=4&annotation=A)\n- £ ⛔ a point I doubt [(p. 5)](zotero://open-pdf/library/items/K?page=5&annotation=B)\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.color_hex.as_deref())).collect();
+    assert_eq!(got, [(Some("a plain point"), Some("#ffd400")), (Some("a point I doubt"), Some("#ff6666"))]);
+}
