@@ -69,3 +69,14 @@ fn dictionaries_looked_up_by_the_colour_give_the_colour_of_what_they_print() {
     let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.color_hex.as_deref())).collect();
     assert_eq!(got, [(Some("a plain point"), Some("#ffd400")), (Some("a point I doubt"), Some("#ff6666"))]);
 }
+
+#[test]
+fn the_branch_with_more_constant_text_is_tried_first() {
+    // `- {{text}}` (a heading highlight) and `- {{text}} [(p. N)](…)`: the link is not text.
+    let template = "{% for a in annotations %}\n{% if a.color == \"#2ea8e5\" %}- {{a.annotatedText | lower}}{% else %}- {{a.annotatedText}} [(p. {{a.pageLabel}})](zotero://open-pdf/library/items/K?page={{a.pageLabel}}&annotation={{a.id}}){% endif %}\n{% endfor %}";
+    let note = "\n- a point [(p. 4)](zotero://open-pdf/library/items/K?page=4&annotation=A)\n- a heading\n";
+    let doc = read(template, note);
+    let texts: Vec<_> = doc.annotations.iter().map(|a| a.text.as_deref()).collect();
+    assert_eq!(texts, [Some("a point"), Some("a heading")]);
+    assert_eq!(doc.annotations[0].page.as_deref(), Some("4"));
+}
