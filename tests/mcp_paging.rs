@@ -295,3 +295,26 @@ async fn a_long_note_is_read_in_parts_with_its_metadata_once() {
         assert_eq!((whole == text, parts > 2), (true, true), "{tool}: {parts} parts");
     }
 }
+
+/// The top-level folders `get_roots` lists page like every other list (before: cut at the cap,
+/// with no way to the rest).
+#[tokio::test]
+async fn get_roots_pages_through_the_top_level_folders() {
+    let s = start().await;
+    let dirs: BTreeSet<String> = std::fs::read_dir(s.vault.path())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir() && !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(dirs.len() > 2, "{dirs:?}");
+    let paged = s.page_through("get_roots", json!({"limit": 2}), "folders", path_of).await;
+    assert_eq!(paged.every_item_once(), dirs);
+    assert!(paged.answers.len() > 1);
+    let big = paged
+        .answers
+        .iter()
+        .flat_map(|a| a["folders"].as_array().unwrap().clone())
+        .find(|f| f["path"] == "Big");
+    assert_eq!(big.unwrap()["notes"], json!(BIG));
+}

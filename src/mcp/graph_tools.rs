@@ -210,14 +210,14 @@ impl Scholia {
         Ok(ok(self.mark_index(value, live)))
     }
 
-    /// The vault's root (seed 002 get_roots): its absolute path, its top-level folders with how many notes each holds, and the notes at the root.
+    /// The vault's root (seed 002 get_roots): its absolute path, its top-level folders with how many notes each holds, and the notes at the root. The folders page: pass the returned next arguments.
     #[tool(annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
         open_world_hint = false
     ))]
-    async fn get_roots(&self) -> Answer {
+    async fn get_roots(&self, Parameters(args): Parameters<GetRoots>) -> Answer {
         let root = VaultPath::root();
         let entries = attempt!(self.vault.list_dir(&root));
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -239,24 +239,19 @@ impl Scholia {
             }
             view.is_some()
         };
-        let folders: Vec<Value> = entries
-            .iter()
-            .filter(|e| e.is_dir)
-            .map(|e| json!({"path": e.path.as_str(), "notes": counts.get(e.path.as_str()).copied().unwrap_or(0)}))
-            .collect();
+        let folders: Vec<&crate::vault::DirEntry> = entries.iter().filter(|e| e.is_dir).collect();
+        let window = Window::new(args.offset, args.limit, 100, 500);
+        let items = folders.iter().skip(window.offset).map(
+            |e| json!({"path": e.path.as_str(), "notes": counts.get(e.path.as_str()).copied().unwrap_or(0)}),
+        );
         let total: usize = counts.values().sum::<usize>() + at_root;
-        let (folders, truncated) = fit(folders, super::reply::MAX_ANSWER_BYTES - 2048);
-        let mut value = json!({
+        let value = json!({
             "root": self.vault.absolute(&root),
             "name": self.settings.config.vault.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "folders": folders,
             "notes_at_root": at_root,
             "notes": total,
         });
-        if truncated {
-            value["truncated"] = json!(true);
-            value["hint"] = json!("list a folder with obsidian_list_files");
-        }
+        let value = page(value, "folders", items, folders.len(), window, json!({}));
         Ok(ok(self.mark_index(value, live)))
     }
 

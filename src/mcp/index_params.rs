@@ -168,3 +168,13 @@ fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
         Form::Many(v) => v,
     })
 }
+
+/// `get_roots`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct GetRoots {
+    /// Skip this many top-level folders (for paging; the answer says what to pass next).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most top-level folders to list (default 100, at most 500).
+    pub limit: Option<usize>,
+}
