@@ -8,8 +8,8 @@ use super::lines::{
     Lines, callout_header, citation_line, heading, is_annotation_start, is_boundary, unquote,
 };
 use super::text::{
-    citation, file_page_link, label_page, link_page, mark_open, rfind, strip_bold, strip_prefix_ci,
-    zotero_link,
+    citation, file_page_link, in_parens, label_page, link_page, mark_open, rfind, strip_bold,
+    strip_prefix_ci, zotero_link,
 };
 
 /// Type words the exports print inside `<mark>` or after the colour name.
@@ -41,13 +41,8 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
             let label_end = line[label_open..link_start].find("](").map_or(link_start, |e| label_open + e);
             let label = &line[label_open + 1..label_end];
             draft.page = draft.page.take().or_else(|| label_page(label));
-            let mut cut_start = label_open;
-            let mut cut_end = (link_start + link.len() + 1).min(line.len());
-            if line[..cut_start].ends_with('(') && line[cut_end..].starts_with(')') {
-                cut_start -= 1;
-                cut_end += 1;
-            }
-            line.replace_range(cut_start..cut_end, "");
+            let cut = in_parens(&line, label_open..(link_start + link.len() + 1).min(line.len()));
+            line.replace_range(cut, "");
         }
         draft.link = Some(link);
     }
@@ -60,13 +55,9 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
         && let Some(page) = label_page(&line[label_open + 1..link_start - 2])
     {
         draft.page = draft.page.take().or(Some(page));
-        draft.link.get_or_insert(link.clone());
-        let (mut cut_start, mut cut_end) = (label_open, (link_start + link.len() + 1).min(line.len()));
-        if line[..cut_start].ends_with('(') && line[cut_end..].starts_with(')') {
-            cut_start -= 1;
-            cut_end += 1;
-        }
-        line.replace_range(cut_start..cut_end, "");
+        let cut = in_parens(&line, label_open..(link_start + link.len() + 1).min(line.len()));
+        line.replace_range(cut, "");
+        draft.link.get_or_insert(link);
     }
     if let Some((range, page)) = file_page_link(&line) {
         draft.page = draft.page.take().or(Some(page));

@@ -96,16 +96,21 @@ pub fn file_page_link(line: &str) -> Option<(std::ops::Range<usize>, String)> {
         if (target.is_empty() || strip_prefix_ci(target, "file://").is_some())
             && let Some(page) = label_page(&line[open + 1..mid])
         {
-            let (mut start, mut end) = (open, close + 1);
-            if line[..start].ends_with('(') && line[end..].starts_with(')') {
-                start -= 1;
-                end += 1;
-            }
-            return Some((start..end, page));
+            return Some((in_parens(line, open..close + 1), page));
         }
         from = open + 1;
     }
     None
+}
+
+/// `range` of `line`, widened by one on each side when parentheses enclose it: a link printed as
+/// `([p. 3](…))` is removed with them.
+pub fn in_parens(line: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    if line[..range.start].ends_with('(') && line[range.end..].starts_with(')') {
+        range.start - 1..range.end + 1
+    } else {
+        range
+    }
 }
 
 /// `s` without the ASCII-case-insensitive `prefix`, if it starts with it.

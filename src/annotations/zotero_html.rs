@@ -278,7 +278,7 @@ fn plain(html: &str) -> String {
 
 /// Decodes the character references Zotero's note serializer writes (`&amp;`, `&lt;`, `&gt;`,
 /// `&quot;`, `&#39;`, `&nbsp;`, and numeric ones like `&#x26;`).
-fn entities(s: &str) -> Cow<'_, str> {
+pub(crate) fn entities(s: &str) -> Cow<'_, str> {
     if !s.contains('&') {
         return Cow::Borrowed(s);
     }

@@ -223,17 +223,7 @@ impl Matcher {
             let (Some(Group::Slot(slot, quote)), Some(m)) = (group, caps.get(i)) else { continue };
             // Only free text (text, comment, tags…) can run over another iteration; a page, a
             // link or a key cannot.
-            if matches!(
-                slot.field,
-                Field::Page
-                    | Field::PageLabel
-                    | Field::Link
-                    | Field::Id
-                    | Field::Color
-                    | Field::ColorCategory
-                    | Field::Type
-                    | Field::Image
-            ) {
+            if slot.field.is_narrow() {
                 continue;
             }
             // The lines of the field, from the start of the line it starts on (a field after
@@ -561,7 +551,8 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize
             }
             Transform::Replace(..) | Transform::Partial => partial = true,
             Transform::Case => {}
-            Transform::Escape => value = unescape_html(&value),
+            // Nunjucks' `escape` filter: its entities decoded.
+            Transform::Escape => value = crate::annotations::zotero_html::entities(&value).into_owned(),
         }
     }
     if let Some(prefix) = prefix.map(str::trim).filter(|p| !p.is_empty()) {
@@ -569,19 +560,6 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize
     }
     let span = (offset + m.start(), offset + m.end());
     Capture { field: slot.field, value: value.trim().to_string(), span, partial }
-}
-
-/// Undoes Nunjucks' `escape` filter (which `&amp;` comes last so that `&amp;quot;` stays `&quot;`).
-fn unescape_html(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_string();
-    }
-    s.replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&#x27;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 fn undo_nl2br(s: &str) -> String {

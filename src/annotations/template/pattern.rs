@@ -65,6 +65,22 @@ impl Field {
     pub fn is_free_text(self) -> bool {
         matches!(self, Field::Text | Field::Comment)
     }
+
+    /// A field printed as a short token on one line (a page, a link, a key, a colour, an image
+    /// path): it never runs over the text after it.
+    pub fn is_narrow(self) -> bool {
+        matches!(
+            self,
+            Field::Page
+                | Field::PageLabel
+                | Field::Link
+                | Field::Id
+                | Field::Color
+                | Field::ColorCategory
+                | Field::Type
+                | Field::Image
+        )
+    }
 }
 
 /// How a printed value was changed on its way out, so the parser can undo it.
