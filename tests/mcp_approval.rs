@@ -201,3 +201,63 @@ async fn a_small_replace_needs_no_approval() {
     let now = std::fs::read_to_string(vault.path().join("Plan.md")).unwrap();
     assert!(now.contains("Changed. ^first") && now.ends_with("## Big\nRewritten.\n"), "{now}");
 }
+
+/// One call of every tool that adds or edits, on the example vault, with arguments that change it.
+fn writes() -> Vec<(&'static str, Value)> {
+    vec![
+        ("append_to_note", json!({"path": "Projects/Added.md", "content": "Added."})),
+        ("create_note", json!({"path": "Projects/Created.md", "content": "Created."})),
+        ("daily_note_append", json!({"content": "Met Ana.", "year": 2024, "month": 6, "day": 1})),
+        (
+            "obsidian_manage_frontmatter",
+            json!({"filePath": "References/@kim2020spacing.md", "operation": "set", "key": "status", "value": "read"}),
+        ),
+        (
+            "obsidian_manage_tags",
+            json!({"filePath": "References/@kim2020spacing.md", "operation": "add", "tags": ["spacing"]}),
+        ),
+        (
+            "obsidian_update_properties",
+            json!({"filepath": "References/@kim2020spacing.md", "properties": {"read": true}}),
+        ),
+        ("obsidian_summarize", json!({"citekey": "weber2022seeds", "date": "2024-06-01"})),
+        (
+            "obsidian_synthesize",
+            json!({"citekeys": ["weber2022seeds", "pineda2021checklist"], "date": "2024-06-01"}),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_writing_tool_takes_dry_run_and_confirm() {
+    let vault = crate::mcp_client::example_vault();
+    let client = client(vault.path(), ConfirmPolicy::Writes, (), false).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let writing: Vec<_> = tools
+        .iter()
+        .filter(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true))
+        .collect();
+    assert!(writing.len() >= 15, "{} writing tools", writing.len());
+    for tool in writing {
+        let properties = tool.input_schema.get("properties").and_then(Value::as_object);
+        for field in ["dryRun", "confirm"] {
+            assert!(properties.is_some_and(|p| p.contains_key(field)), "{} takes no {field}", tool.name);
+        }
+    }
+}
+
+#[tokio::test]
+async fn under_confirm_writes_a_client_that_cannot_ask_approves_every_write_with_confirm() {
+    for (tool, args) in writes() {
+        let vault = crate::mcp_client::example_vault();
+        let client = client(vault.path(), ConfirmPolicy::Writes, (), false).await;
+        let before = crate::check::snapshot(vault.path());
+        let err = client.err(tool, args.clone()).await;
+        assert!(err.contains("confirm: true"), "{tool}: {err}");
+        assert_eq!(crate::check::snapshot(vault.path()), before, "{tool} wrote without approval");
+        let mut approved = args;
+        approved["confirm"] = json!(true);
+        client.ok(tool, approved).await;
+        assert_ne!(crate::check::snapshot(vault.path()), before, "{tool} approved but wrote nothing");
+    }
+}

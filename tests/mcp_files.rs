@@ -76,22 +76,8 @@ impl Session {
     }
 
     /// Every file of the vault (hidden folders too) with its bytes.
-    fn snapshot(&self) -> Vec<(String, Vec<u8>)> {
-        fn walk(dir: &Path, base: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-            for entry in std::fs::read_dir(dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    walk(&path, base, out);
-                } else {
-                    let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-                    out.push((rel, std::fs::read(&path).unwrap()));
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(self.vault.path(), self.vault.path(), &mut out);
-        out.sort();
-        out
+    fn snapshot(&self) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        crate::check::snapshot(self.vault.path())
     }
 }
 

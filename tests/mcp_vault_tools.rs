@@ -482,23 +482,6 @@ fn unknown_toolsets_stop_the_server_with_the_valid_names() {
     }
 }
 
-/// Every file of the vault with its bytes, `.obsidian/` included.
-fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(folder).unwrap().flatten() {
-            if entry.path().is_dir() {
-                stack.push(entry.path());
-            } else {
-                out.push((entry.path(), std::fs::read(entry.path()).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[tokio::test]
 async fn every_writing_tool_has_a_dry_run_that_writes_nothing() {
     let s = start().await;
@@ -507,7 +490,7 @@ async fn every_writing_tool_has_a_dry_run_that_writes_nothing() {
         let schema = serde_json::to_string(&tool.input_schema).unwrap();
         assert!(schema.contains("\"dryRun\""), "{} has no dryRun", tool.name);
     }
-    let before = snapshot(s.vault.path());
+    let before = crate::check::snapshot(s.vault.path());
     let calls = [
         ("obsidian_write_note", json!({"path": "Projects/Meeting.md", "content": "new", "overwrite": true})),
         (
@@ -536,7 +519,7 @@ async fn every_writing_tool_has_a_dry_run_that_writes_nothing() {
         args["dryRun"] = json!(true);
         let answer = s.ok(tool, args).await;
         assert_eq!(answer["dry_run"], true, "{tool}: {answer}");
-        assert_eq!(snapshot(s.vault.path()), before, "{tool} wrote in a dry run");
+        assert_eq!(crate::check::snapshot(s.vault.path()), before, "{tool} wrote in a dry run");
     }
     let daily = s
         .ok(

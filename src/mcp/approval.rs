@@ -51,10 +51,37 @@ pub(super) struct Ask<'a> {
     pub version: Option<&'a str>,
 }
 
+/// The two arguments every writing tool takes, in every tool's schema.
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+pub struct Write {
+    /// Only show what would change (a diff, the note that would be written, the links that would change); write nothing. Default false.
+    #[serde(default, rename = "dryRun", alias = "dry_run")]
+    pub dry_run: bool,
+    /// Set to true once the user has approved this change, when the server said it needs approval and could not ask the user itself. Default false.
+    #[serde(default)]
+    pub confirm: bool,
+}
+
 impl<'a> Ask<'a> {
+    /// A change, destructive or not, with the agent's `confirm` from the call's arguments.
+    pub fn new(what: &'a str, destructive: bool, write: Write) -> Self {
+        Self { what, destructive, confirm: write.confirm, version: None }
+    }
+
     /// A change that adds or edits, asked of the user only under `--confirm writes`.
-    pub fn edit(what: &'a str) -> Self {
-        Self { what, destructive: false, confirm: false, version: None }
+    pub fn edit(what: &'a str, write: Write) -> Self {
+        Self::new(what, false, write)
+    }
+
+    /// An overwrite, a delete, a move or a replace that removes much: asked of the user unless
+    /// `--confirm never`.
+    pub fn destructive(what: &'a str, write: Write) -> Self {
+        Self::new(what, true, write)
+    }
+
+    /// The change was planned from the note whose content hash is `version`.
+    pub fn planned_from(self, version: Option<&'a str>) -> Self {
+        Self { version, ..self }
     }
 }
 

@@ -73,7 +73,7 @@ impl Scholia {
         InputResponses(responses): InputResponses,
     ) -> Response {
         let plan = attempt!(self.plan_update(&args));
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(plan.preview(BUDGET).into());
         }
         if !plan.changes() {
@@ -81,12 +81,7 @@ impl Scholia {
         }
         let what = plan.what();
         let version = plan.old.as_deref().map(content_hash);
-        let ask = Ask {
-            what: &what,
-            destructive: plan.destructive,
-            confirm: args.confirm,
-            version: version.as_deref(),
-        };
+        let ask = Ask::new(&what, plan.destructive, args.write).planned_from(version.as_deref());
         if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
@@ -116,13 +111,13 @@ impl Scholia {
             let view = attempt!(self.index_view(&VaultPath::root()));
             links::links_into(view.graph(), &path)
         };
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(deleted(&path, links, None).into());
         }
         let broken = links.iter().filter(|l| l.now_opens.is_none()).count();
         let what = format!("delete {path} (to .trash/), breaking {broken} links");
         let before = self.vault.read(&path).ok();
-        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        let ask = Ask::destructive(&what, args.write);
         if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
@@ -149,16 +144,16 @@ impl Scholia {
             let view = attempt!(self.index_view(&VaultPath::root()));
             attempt!(links::plan_move(self.vault.as_ref(), view.graph(), &old, &new, self.link_style()))
         };
-        if !args.dry_run {
+        if !args.write.dry_run {
             let (notes, links) = plan.counts();
             let what = format!("move {old} to {new} and rewrite {links} links in {notes} notes");
-            let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+            let ask = Ask::destructive(&what, args.write);
             if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
                 return Ok(answer);
             }
             attempt!(self.apply_move(&old, &new, &plan));
         }
-        Ok(moved(&old, &new, &plan, args.dry_run).into())
+        Ok(moved(&old, &new, &plan, args.write.dry_run).into())
     }
 }
 

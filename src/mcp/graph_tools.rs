@@ -273,10 +273,12 @@ impl Scholia {
                 "the index is still being built ({done} of {total} notes); it will be ready shortly, follow it with get_vault_stats"
             )));
         }
+        if args.write.dry_run {
+            let value = json!({"dry_run": true, "would_read": total});
+            return Ok(ok(self.mark_index(value, true)));
+        }
         let what = "rebuild the vault index (every note is read again)";
-        attempt!(
-            self.ask_now(&ctx, Ask { what, destructive: true, confirm: args.confirm, version: None }).await
-        );
+        attempt!(self.ask_now(&ctx, Ask::destructive(what, args.write)).await);
         let token = ctx.meta.get_progress_token();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
         let service = Arc::clone(&self.index);

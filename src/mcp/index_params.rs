@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::index::filter::{Condition, Op};
+use crate::mcp::approval::Write;
 
 /// `obsidian_global_search` (seed 004).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -150,9 +151,9 @@ pub struct ValidateVault {
 /// `rebuild_index`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RebuildIndex {
-    /// Set to true once the user has approved the rebuild (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// A list of strings, or one string of items separated by commas or white space.

@@ -225,7 +225,7 @@ impl Scholia {
             value["changed"] = json!(false);
             return Ok(ok(value).into());
         }
-        if args.dry_run {
+        if args.write.dry_run {
             let (cut, truncated) = cut_text(&shown, MAX_ANSWER_BYTES - 4096);
             value["dry_run"] = json!(true);
             value["diff"] = json!(cut);
@@ -237,7 +237,7 @@ impl Scholia {
         let destructive = args.content.is_some() && args.mode == UpdateMode::Replace;
         let what = if destructive { format!("replace the body of {path}") } else { format!("edit {path}") };
         let version = content_hash(&text);
-        let ask = Ask { what: &what, destructive, confirm: args.confirm, version: Some(&version) };
+        let ask = Ask::new(&what, destructive, args.write).planned_from(Some(&version));
         if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }
@@ -282,7 +282,7 @@ impl Scholia {
         };
         let (links, _) = fit(backlink_json(&incoming), MAX_ANSWER_BYTES - 4096);
         let mut value = json!({"path": path.as_str(), "incoming_links": links, "linking_notes": sources.len(), "warning": warning});
-        if args.dry_run {
+        if args.write.dry_run {
             value["dry_run"] = json!(true);
             return Ok(ok(value).into());
         }
@@ -291,7 +291,7 @@ impl Scholia {
             None => format!("delete {path} (it goes to .trash/; no note links to it)"),
         };
         let before = self.vault.read(&path).ok();
-        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        let ask = Ask::destructive(&what, args.write);
         if let Err(answer) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(answer);
         }

@@ -4,6 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::mcp::approval::Write;
+
 /// `obsidian_read_annotations`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadAnnotations {
@@ -33,12 +35,9 @@ pub struct WriteNote {
     /// Replace an existing note (its previous version is kept in the vault's `.trash/`). Default false.
     #[serde(default)]
     pub overwrite: bool,
-    /// Set to true once the user has approved a destructive change (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `obsidian_list_annotation_files`.
@@ -114,9 +113,9 @@ pub struct CreateNote {
     pub content: String,
     /// Frontmatter as key-value pairs.
     pub frontmatter: Option<Map<String, Value>>,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `append_to_note`.
@@ -126,9 +125,9 @@ pub struct AppendToNote {
     pub path: String,
     /// Markdown to add at the end.
     pub content: String,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `patch_note`.
@@ -150,12 +149,9 @@ pub struct PatchNote {
     pub create_if_missing: bool,
     /// Separator of heading paths (default `::`).
     pub delimiter: Option<String>,
-    /// Set to true once the user has approved a replace that removes a section, a block or more than 1 KB (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// Where patch content goes.
@@ -203,9 +199,9 @@ pub struct DailyNoteAppend {
     pub month: Option<i8>,
     /// Day of the month (default: today).
     pub day: Option<i8>,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `obsidian_summarize`.
@@ -217,9 +213,9 @@ pub struct Summarize {
     pub path: Option<String>,
     /// The `created` date, YYYY-MM-DD (default: today).
     pub date: Option<String>,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `obsidian_synthesize`.
@@ -235,9 +231,9 @@ pub struct Synthesize {
     pub theme: Option<String>,
     /// The `created` date, YYYY-MM-DD (default: today).
     pub date: Option<String>,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// Prompt arguments of `summarize`.
@@ -289,9 +285,9 @@ pub struct ManageFrontmatter {
     pub key: String,
     /// The value to set (any JSON value; required for set).
     pub value: Option<Value>,
-    /// Only show what would change (a diff, or the note that would be written); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// What `obsidian_manage_frontmatter` does.

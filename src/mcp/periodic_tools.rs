@@ -174,14 +174,14 @@ impl Scholia {
         if !self.vault.exists(&path) {
             return answer(fail(self.missing_periodic(period, date, &path, &settings)));
         }
-        if args.dry_run {
+        if args.write.dry_run {
             return answer(ok(
                 json!({"path": path.as_str(), "period": period, "dry_run": true, "would_delete": true}),
             ));
         }
         let what = format!("delete the {} note {path} (it goes to .trash/)", period.name());
         let before = self.vault.read(&path).ok();
-        let ask = Ask { what: &what, destructive: true, confirm: args.confirm, version: None };
+        let ask = Ask::destructive(&what, args.write);
         if let Err(refusal) = self.ask(&ctx, ask, Some(Round { state, responses })).await {
             return Ok(refusal);
         }

@@ -173,8 +173,8 @@ impl Scholia {
     ) -> Answer {
         let date = attempt!(date_or_today(args.date.as_deref()));
         let path = attempt!(self.annotation_note(args.citekey.as_deref(), args.path.as_deref()));
-        if !args.dry_run {
-            attempt!(self.ask_now(&ctx, Ask::edit(&format!("write a summary of {path}"))).await);
+        if !args.write.dry_run {
+            attempt!(self.ask_now(&ctx, Ask::edit(&format!("write a summary of {path}"), args.write)).await);
         }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
         let source =
@@ -186,7 +186,7 @@ impl Scholia {
         let vars =
             [("title", source.doc.title.as_str()), ("citekey", source.doc.citekey.as_str()), ("date", &date)];
         let folder = self.settings.config.synthesis_folder.clone();
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(self.dry_run_result(
                 &folder,
                 naming::SUMMARY_PATTERN,
@@ -229,9 +229,13 @@ impl Scholia {
         if paths.is_empty() {
             return Ok(fail("give the papers to synthesize as citekeys or paths"));
         }
-        if !args.dry_run {
+        if !args.write.dry_run {
             attempt!(
-                self.ask_now(&ctx, Ask::edit(&format!("write a synthesis of {} notes", paths.len()))).await
+                self.ask_now(
+                    &ctx,
+                    Ask::edit(&format!("write a synthesis of {} notes", paths.len()), args.write)
+                )
+                .await
             );
         }
         let resolver = library::resolver(&attempt!(self.vault.list(&VaultPath::root())));
@@ -256,7 +260,7 @@ impl Scholia {
         let vars = [("theme", theme.as_str()), ("date", date.as_str())];
         let folder = self.settings.config.synthesis_folder.clone();
         let keys: Vec<&str> = sources.iter().map(|s| s.doc.citekey.as_str()).collect();
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(self.dry_run_result(
                 &folder,
                 naming::SYNTHESIS_PATTERN,
@@ -522,18 +526,13 @@ impl Scholia {
                 "{path} already exists; pass overwrite: true to replace it (the old version goes to .trash/), or use append_to_note / patch_note"
             )));
         }
-        if args.dry_run {
+        if args.write.dry_run {
             let fields = json!({"would_create": old.is_none()});
             return Ok(Self::dry_run_answer(&path, old.as_deref().unwrap_or(""), &text, fields).into());
         }
         let what = if old.is_some() { format!("replace {path}") } else { format!("create {path}") };
         let version = old.as_deref().map(content_hash);
-        let ask = Ask {
-            what: &what,
-            destructive: old.is_some(),
-            confirm: args.confirm,
-            version: version.as_deref(),
-        };
+        let ask = Ask::new(&what, old.is_some(), args.write).planned_from(version.as_deref());
         self.ask(ctx, ask, Some(round)).await?;
         let previous = match &old {
             Some(old) => self.write_over(&path, old, &text, true).map_err(refuse)?,
@@ -576,7 +575,7 @@ impl Scholia {
             "path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced,
             "removes": removes,
         });
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(Self::dry_run_answer(&path, &text, &patched.text, value).into());
         }
         let what = match &removes {
@@ -584,12 +583,7 @@ impl Scholia {
             None => format!("edit {path}"),
         };
         let version = content_hash(&text);
-        let ask = Ask {
-            what: &what,
-            destructive: removes.is_some(),
-            confirm: args.confirm,
-            version: Some(&version),
-        };
+        let ask = Ask::new(&what, removes.is_some(), args.write).planned_from(Some(&version));
         self.ask(ctx, ask, Some(round)).await?;
         let previous = self.write_over(&path, &text, &patched.text, removes.is_some()).map_err(refuse)?;
         value["previous_version"] = json!(previous.as_ref().map(VaultPath::as_str));
@@ -634,11 +628,11 @@ impl Scholia {
             }
         };
         attempt!(path.ensure_writable());
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(Self::dry_run_answer(&path, &text, &new, json!({"key": key})));
         }
         let (what, version) = (format!("edit the frontmatter of {path}"), content_hash(&text));
-        self.ask(ctx, Ask { version: Some(&version), ..Ask::edit(&what) }, Some(round)).await?;
+        self.ask(ctx, Ask::edit(&what, args.write).planned_from(Some(&version)), Some(round)).await?;
         attempt!(self.write_over(&path, &text, &new, false));
         let frontmatter = Frontmatter::parse(&new).data;
         Ok(ok(json!({"path": path.as_str(), "key": key, "frontmatter": frontmatter})))
@@ -665,10 +659,10 @@ impl Scholia {
             return Ok(fail(format!("{path} already exists; use append_to_note or patch_note to change it")));
         }
         let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(Self::dry_run_answer(&path, "", &text, json!({"would_create": true})));
         }
-        attempt!(self.ask_now(&ctx, Ask::edit(&format!("create {path}"))).await);
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("create {path}"), args.write)).await);
         attempt!(self.vault.create_new(&path, &text));
         let value = json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)});
         Ok(ok(self.link_checked(value, &path, &text)))
@@ -688,13 +682,13 @@ impl Scholia {
     ) -> Answer {
         let path = attempt!(self.note_or_new(&args.path));
         attempt!(path.ensure_writable());
-        if args.dry_run {
+        if args.write.dry_run {
             let before = attempt!(existing_text(self.vault.as_ref(), &path));
             let after = format!("{before}{}", line_suffix(&before, &args.content));
             let fields = json!({"would_create": !self.vault.exists(&path)});
             return Ok(Self::dry_run_answer(&path, &before, &after, fields));
         }
-        attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to {path}"))).await);
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to {path}"), args.write)).await);
         let created = attempt!(append_lines(self.vault.as_ref(), &path, "", &args.content));
         let value = json!({"path": path.as_str(), "created": created});
         Ok(ok(self.link_checked(value, &path, &args.content)))
@@ -741,7 +735,7 @@ impl Scholia {
             .map_err(|_| "year, month and day do not make a date".to_string())
         );
         let (path, period) = attempt!(self.periodic_path(Period::Daily, date));
-        if args.dry_run {
+        if args.write.dry_run {
             let exists = self.vault.exists(&path);
             let before = attempt!(existing_text(self.vault.as_ref(), &path));
             let start =
@@ -750,7 +744,9 @@ impl Scholia {
             let fields = json!({"would_create": !exists, "date": date.to_string()});
             return Ok(Self::dry_run_answer(&path, &before, &after, fields));
         }
-        attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to the daily note {path}"))).await);
+        attempt!(
+            self.ask_now(&ctx, Ask::edit(&format!("append to the daily note {path}"), args.write)).await
+        );
         let seed = match self.vault.exists(&path) {
             true => String::new(),
             false => self.periodic_template(Period::Daily, &period, date),

@@ -5,6 +5,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::mcp::approval::Write;
+
 use crate::periodic::Period;
 
 /// `obsidian_update_properties`.
@@ -18,9 +20,9 @@ pub struct UpdateProperties {
     /// Replace list properties instead of merging them. Default false.
     #[serde(default)]
     pub replace: bool,
-    /// Only show what would change (a diff); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `obsidian_manage_tags`.
@@ -34,9 +36,9 @@ pub struct ManageTags {
     /// Tags to add or remove, without `#` (a leading `#` is dropped), e.g. ["project/alpha"].
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Only show what would change (a diff); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// What `obsidian_manage_tags` does.
@@ -112,12 +114,9 @@ pub struct DeletePeriodicNote {
     pub period: PeriodName,
     /// Any day of the period: YYYY-MM-DD, `today`, `yesterday` or `tomorrow` (default today).
     pub date: Option<String>,
-    /// Set to true once the user has approved the deletion (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
-    /// Only say what would be deleted; delete nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `read_note`.
@@ -157,12 +156,9 @@ pub struct UpdateNote {
     pub mode: UpdateMode,
     /// Properties to set in the frontmatter (lists are merged; `null` removes a property).
     pub frontmatter: Option<Map<String, Value>>,
-    /// Set to true once the user has approved replacing the body (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
-    /// Only show what would change (a diff); write nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `delete_note`.
@@ -171,12 +167,9 @@ pub struct DeleteNote {
     /// The note: a name, an alias, a wikilink or a vault path.
     #[serde(alias = "name", alias = "path")]
     pub note: String,
-    /// Set to true once the user has approved the deletion (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
-    /// Only say what would be deleted and which notes link to it; delete nothing. Default false.
-    #[serde(default, rename = "dryRun", alias = "dry_run")]
-    pub dry_run: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `list_notes`.

@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
-use super::approval::{Ask, Round};
+use super::approval::{Ask, Round, Write};
 use super::diff::{self, content_hash};
 use super::reply::{Answer, MAX_ANSWER_BYTES, attempt, cut_text, fail, ok};
 use super::server::Scholia;
@@ -60,12 +60,13 @@ impl Scholia {
         path: &VaultPath,
         (before, after): (&str, &str),
         what: &str,
+        write: Write,
         round: Round,
     ) -> Result<(), CallToolResponse> {
         let refuse = |e: String| CallToolResponse::from(fail(e));
         path.ensure_writable().map_err(|e| refuse(e.to_string()))?;
         let version = content_hash(before);
-        let ask = Ask { version: Some(&version), ..Ask::edit(what) };
+        let ask = Ask::edit(what, write).planned_from(Some(&version));
         self.ask(ctx, ask, Some(round)).await?;
         self.write_over(path, before, after, false).map(drop).map_err(refuse)
     }
@@ -86,12 +87,12 @@ impl Scholia {
         let text = attempt!(self.vault.read(&path).map_err(not_found));
         let (new, changes) = attempt!(meta_edit::update_properties(&text, &args.properties, args.replace));
         let fields = json!({"changes": changes});
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(Self::dry_run_answer(&path, &text, &new, fields));
         }
         if new != text {
             let what = format!("update the properties of {path}");
-            self.write_edit(ctx, &path, (&text, &new), &what, round).await?;
+            self.write_edit(ctx, &path, (&text, &new), &what, args.write, round).await?;
         }
         Ok(ok(json!({
             "path": path.as_str(),
@@ -128,12 +129,12 @@ impl Scholia {
             "inline_removed": edit.inline_removed,
             "currentTags": Note::parse(&edit.text).tag_names(),
         });
-        if args.dry_run {
+        if args.write.dry_run {
             return Ok(Self::dry_run_answer(&path, &text, &edit.text, fields));
         }
         if edit.text != text {
             let what = format!("change the tags of {path}");
-            self.write_edit(ctx, &path, (&text, &edit.text), &what, round).await?;
+            self.write_edit(ctx, &path, (&text, &edit.text), &what, args.write, round).await?;
         }
         let message = format!("{verb} {} of {} tags in {path}", edit.changed.len(), args.tags.len());
         let mut value = fields;

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::mcp::approval::Write;
 use crate::mcp::params::{PatchOperation, TargetType};
 
 /// `obsidian_read_file`.
@@ -77,12 +78,9 @@ pub struct UpdateFile {
     /// The `hash` obsidian_read_file gave: the change is refused when the note changed since. Required to write to the activeFile.
     #[serde(rename = "ifMatch")]
     pub if_match: Option<String>,
-    /// Return a unified diff of the change instead of writing it. Default false.
-    #[serde(rename = "dryRun", default)]
-    pub dry_run: bool,
-    /// Set to true once the user has approved an overwrite (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 fn yes() -> bool {
@@ -129,12 +127,9 @@ pub struct DeleteFile {
     /// The note or file: a vault-relative path, a note name or alias, or a [[link]].
     #[serde(rename = "filePath", alias = "filepath", alias = "path")]
     pub file_path: String,
-    /// Say what would happen (where it would go, which links would break) without deleting. Default false.
-    #[serde(rename = "dryRun", default)]
-    pub dry_run: bool,
-    /// Set to true once the user has approved the deletion (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 /// `obsidian_move_file`.
@@ -146,10 +141,7 @@ pub struct MoveFile {
     /// Where it goes: a vault-relative path (`Archive/Alpha.md`), a folder ending with `/` (keeps the name), or a bare new name (`Alpha v2`, same folder). The extension is kept when left out.
     #[serde(rename = "newPath", alias = "newpath", alias = "newName", alias = "destination")]
     pub new_path: String,
-    /// List the notes and links that would change without moving anything. Default false.
-    #[serde(rename = "dryRun", default)]
-    pub dry_run: bool,
-    /// Set to true once the user has approved the move (when the server asks for confirmation).
-    #[serde(default)]
-    pub confirm: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }

@@ -150,7 +150,7 @@ impl Scholia {
             }
             UpdateTarget::ActiveFile => {
                 let path = self.active_file()?;
-                if args.if_match.is_none() && !args.dry_run {
+                if args.if_match.is_none() && !args.write.dry_run {
                     return Err(format!(
                         "the active note is {path}; writing to it needs ifMatch, so the note you change is the one \
                          you read: read it with obsidian_read_file (filePath {path:?}) and pass its hash as ifMatch"
