@@ -131,8 +131,9 @@ fn skipped(lines: &Lines<'_>, infos: &[Info]) -> Vec<bool> {
                 i += 1;
             }
             skip[start..=i.min(infos.len() - 1)].fill(true);
-        } else if infos[i].callout && !infos[i].anchored() {
-            // A callout with no anchor in it (abstract, info, cite) is not an annotation.
+        } else if infos[i].callout && !infos[i].anchored() && !in_anchored_callout(infos, i) {
+            // A callout with no anchor in it (abstract, info, cite) is not an annotation; one
+            // nested in an annotation's callout holds its comment (`> > [!note]- Comment`).
             let depth = infos[i].depth;
             let end = (i + 1..infos.len())
                 .find(|&j| infos[j].depth < depth || infos[j].callout || infos[j].blank)
@@ -146,6 +147,18 @@ fn skipped(lines: &Lines<'_>, infos: &[Info]) -> Vec<bool> {
         i += 1;
     }
     skip
+}
+
+/// Whether the callout header at `i` is nested in a callout whose lines above it hold an anchor.
+fn in_anchored_callout(infos: &[Info], i: usize) -> bool {
+    let depth = infos[i].depth;
+    depth > 1
+        && infos[..i]
+            .iter()
+            .rev()
+            .take_while(|info| info.depth > 0)
+            .take_while(|info| !(info.callout && info.depth < depth && !info.anchored()))
+            .any(|info| info.depth < depth && info.anchored())
 }
 
 /// Where the lines that can belong to the record anchored at `b` end.
@@ -237,7 +250,9 @@ fn record(
                 if depth > 0 && infos[i].depth == 0 {
                     break;
                 }
-                if rest == "---" || is_labelled(rest) || is_nested_item(lines.get(i), depth) {
+                let nested_callout = infos[i].callout && infos[i].depth > depth;
+                if rest == "---" || is_labelled(rest) || is_nested_item(lines.get(i), depth) || nested_callout
+                {
                     break;
                 }
                 if !rest.is_empty() || !text.is_empty() {
@@ -267,6 +282,15 @@ fn record(
         let info = &infos[i];
         let rest = info.rest.trim();
         if rest == "---" || rest.is_empty() {
+            // A blank line between the comment's paragraphs stays a paragraph break.
+            if comment.last().is_some_and(|c| !c.is_empty()) {
+                comment.push(String::new());
+            }
+            i += 1;
+            continue;
+        }
+        if info.callout && info.depth > depth && words(rest) <= 3 {
+            // A callout nested in the annotation's: its title is the template's label.
             i += 1;
             continue;
         }
@@ -285,7 +309,8 @@ fn record(
     if !text.is_empty() {
         d.text.push(Cow::Owned(text));
     }
-    let comment = unescape_markdown(comment.join("\n").trim());
+    // An emphasis the template wraps the whole comment in, over its paragraphs (`*one` … `two*`).
+    let comment = unescape_markdown(unwrap_emphasis(&comment.join("\n")));
     if !comment.is_empty() {
         d.comment.push(Cow::Owned(comment));
     }

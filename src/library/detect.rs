@@ -351,11 +351,15 @@ fn has_export_marker(text: &str, fm: &Frontmatter) -> bool {
     })
 }
 
-/// Nunjucks tags around the annotations or the citekey, or Zotero Integration's variables
-/// (`{{citekey}}`, `{{title}}`, `{{formattedAnnotations}}`, …): a template, not an export.
+/// Nunjucks tags around the annotations or the citekey, Zotero Integration's variables
+/// (`{{citekey}}`, `{{title}}`, `{{formattedAnnotations}}`, …), or ZotLit's Eta tags on its
+/// `it` (`<%= it.text %>`): a template, not an export.
 fn looks_like_template(bytes: &[u8]) -> bool {
     let has = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
     if has(b"{%") && has(b"%}") && (has(b"annot") || has(b"citekey")) {
+        return true;
+    }
+    if has(b"<%") && has(b"%>") && (has(b" it.") || has(b"(it)") || has(b" of it")) {
         return true;
     }
     const VARIABLES: [&[u8]; 6] =
@@ -426,6 +430,8 @@ mod tests {
         let template =
             facts("Sources/t.md", "%% begin annotations %%\n{{citekey}}", &["Sources/{{citekey}}.md"]);
         assert!(!template.evidence().any() && !template.may_hold_annotations());
+        let eta = "> [!quote] [Page <%= it.pageLabel %>](zotero://open-pdf/x)\n> <%= it.text %>";
+        assert!(!facts("Templates/zt-annot.eta.md", eta, &[]).may_hold_annotations());
         let plain = facts("a.md", "# Notes\nNothing here.", &[]);
         assert!(!plain.may_hold_annotations() && !plain.evidence().any());
         let signs =
