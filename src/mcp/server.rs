@@ -1,4 +1,5 @@
-//! The MCP handler: one struct, its tools (in `tools.rs`), prompts, resources and completions.
+//! The MCP handler: one struct, its tools (in `tools/`, one file per toolset), prompts, resources
+//! and completions.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -10,8 +11,9 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, prompt, prompt_handler, prompt_router, tool_handler,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::params::{SummarizePrompt, SynthesizePrompt};
 use super::status::Transport;
 use super::subscriptions::{self, Subscriptions};
 use super::toolsets::Toolset;
@@ -32,6 +34,17 @@ pub enum ConfirmPolicy {
     Writes,
     /// Nothing (the user trusts the agent).
     None,
+}
+
+impl ConfirmPolicy {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Destructive => "destructive",
+            Self::Writes => "writes",
+            Self::None => "none",
+        }
+    }
 }
 
 /// The tools that write; `--read-only` removes them.
@@ -122,16 +135,10 @@ impl Scholia {
     /// A server whose index runs with `options` (no watcher, a held build, …).
     pub fn with_index(settings: Settings, options: IndexOptions) -> Result<Self, VaultError> {
         let vault = Arc::new(FsVault::open(&settings.config.vault)?);
-        let mut tool_router = Self::annotation_tools()
-            + Self::note_tools()
-            + Self::edit_tools()
-            + Self::metadata_tools()
-            + Self::file_tools()
-            + Self::vault_tools()
-            + Self::periodic_tools()
-            + Self::vault_note_tools()
-            + Self::search_tools()
-            + Self::graph_tools();
+        let mut tool_router = ToolRouter::new();
+        for set in Toolset::ALL {
+            tool_router += set.router();
+        }
         super::toolsets::retain(&mut tool_router, &settings.toolsets);
         if settings.read_only {
             for name in WRITE_TOOLS {
@@ -205,6 +212,22 @@ impl Scholia {
         }
         uri
     }
+}
+
+/// Prompt arguments of `summarize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SummarizePrompt {
+    /// Citekey of the paper to summarize.
+    pub citekey: String,
+}
+
+/// Prompt arguments of `synthesize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SynthesizePrompt {
+    /// Citekeys of the papers, separated by commas.
+    pub citekeys: String,
+    /// The theme to synthesize around (optional).
+    pub theme: Option<String>,
 }
 
 /// One page of resources.
