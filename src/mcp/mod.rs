@@ -19,7 +19,6 @@ mod status;
 mod stdio;
 mod subscriptions;
 mod tools;
-mod toolsets;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,9 +27,9 @@ use anyhow::{Context as _, Result, bail};
 use rmcp::ServiceExt as _;
 
 pub use cli::{CallArgs, ToolsArgs, call, print, tools};
-pub use server::{ConfirmPolicy, Scholia, Settings, WRITE_TOOLS};
+pub use server::{ConfirmPolicy, Scholia, Settings};
 pub use status::Transport;
-pub use toolsets::{TOOLSETS, Toolset};
+pub use tools::{ToolFacts, Toolset, tool_facts};
 
 use crate::vault::config::{self, Env};
 

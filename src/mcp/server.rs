@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::status::Transport;
 use super::subscriptions::{self, Subscriptions};
-use super::toolsets::Toolset;
+use super::tools::{self, Toolset};
 use crate::annotations::ParseOptions;
 use crate::index::service::{IndexOptions, IndexService};
 use crate::library;
@@ -46,26 +46,6 @@ impl ConfirmPolicy {
         }
     }
 }
-
-/// The tools that write; `--read-only` removes them.
-pub const WRITE_TOOLS: [&str; 16] = [
-    "obsidian_write_note",
-    "obsidian_update_file",
-    "obsidian_delete_file",
-    "obsidian_move_file",
-    "obsidian_manage_frontmatter",
-    "create_note",
-    "append_to_note",
-    "patch_note",
-    "daily_note_append",
-    "obsidian_summarize",
-    "obsidian_synthesize",
-    "obsidian_update_properties",
-    "obsidian_manage_tags",
-    "obsidian_delete_periodic_note",
-    "update_note",
-    "delete_note",
-];
 
 /// What the server was started with.
 #[derive(Debug, Clone)]
@@ -135,16 +115,7 @@ impl Scholia {
     /// A server whose index runs with `options` (no watcher, a held build, …).
     pub fn with_index(settings: Settings, options: IndexOptions) -> Result<Self, VaultError> {
         let vault = Arc::new(FsVault::open(&settings.config.vault)?);
-        let mut tool_router = ToolRouter::new();
-        for set in Toolset::ALL {
-            tool_router += set.router();
-        }
-        super::toolsets::retain(&mut tool_router, &settings.toolsets);
-        if settings.read_only {
-            for name in WRITE_TOOLS {
-                tool_router.remove_route(name);
-            }
-        }
+        let tool_router = tools::router(&settings.toolsets, settings.read_only);
         let index = Arc::new(IndexService::start(Arc::clone(&vault), options));
         let subscriptions = Arc::new(Subscriptions::new(subscriptions::relay(&index)));
         Ok(Self {

@@ -257,12 +257,17 @@ impl Scholia {
     }
 
     /// Rebuild the vault index from disk (seed 002): every note is read again on every core while answers keep coming from the current index; then the new index is swapped in and its integrity checked against the vault. Needs the user's approval; reports progress when the client sent a progress token.
-    #[tool(annotations(
-        read_only_hint = false,
-        destructive_hint = true,
-        idempotent_hint = true,
-        open_world_hint = false
-    ))]
+    // Not read-only (it replaces the index, on every core), but it changes no note: the mark keeps
+    // it under --read-only.
+    #[tool(
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        meta = super::changes_no_note()
+    )]
     async fn rebuild_index(
         &self,
         Parameters(args): Parameters<RebuildIndex>,
