@@ -69,7 +69,7 @@ impl Toolset {
     }
 
     /// The set's tools as declared: the router of its file (a tool may still carry the mark of
-    /// [`changes_no_note`], which [`router`] takes off).
+    /// [`changes_no_note`], which the server's router, made by [`router()`], takes off).
     pub(crate) fn router(self) -> ToolRouter<Scholia> {
         match self {
             Toolset::Annotations => Scholia::annotations(),
