@@ -311,7 +311,9 @@ async fn summarize_and_synthesize_write_notes() {
 async fn read_only_mode_hides_and_refuses_writes() {
     let s = start(true).await;
     let tools = s.client.list_all_tools().await.unwrap();
-    assert!(tools.iter().all(|t| !scholia::mcp::WRITE_TOOLS.contains(&t.name.as_ref())));
+    let facts = scholia::mcp::tool_facts();
+    assert!(facts.iter().any(|f| f.writes));
+    assert!(tools.iter().all(|t| !facts.iter().any(|f| f.writes && f.name == t.name)));
     assert!(tools.iter().any(|t| t.name == "search_vault"));
     let refused = s
         .client

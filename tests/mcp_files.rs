@@ -85,11 +85,13 @@ impl Session {
 async fn the_file_tools_are_listed_with_annotations_and_write_tools_marked() {
     let s = start(ConfirmPolicy::Destructive).await;
     let tools = s.client.list_all_tools().await.unwrap();
+    let facts = scholia::mcp::tool_facts();
     for name in ["obsidian_read_file", "obsidian_update_file", "obsidian_delete_file", "obsidian_move_file"] {
         let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} missing"));
         let hints = tool.annotations.as_ref().unwrap();
         assert_eq!(hints.read_only_hint, Some(name == "obsidian_read_file"), "{name}");
-        assert_eq!(scholia::mcp::WRITE_TOOLS.contains(&name), name != "obsidian_read_file");
+        let writes = facts.iter().any(|f| f.name == name && f.writes);
+        assert_eq!(writes, name != "obsidian_read_file", "{name}");
         let schema = serde_json::to_value(&tool.input_schema).unwrap();
         for (field, about) in schema["properties"].as_object().unwrap() {
             assert!(

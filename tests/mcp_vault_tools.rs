@@ -78,19 +78,19 @@ const NEW_TOOLS: [&str; 9] = [
 async fn every_tool_is_described_and_in_a_toolset() {
     let s = start().await;
     let tools = s.client.list_all_tools().await.unwrap();
+    let facts = scholia::mcp::tool_facts();
+    let writes = |name: &str| facts.iter().any(|f| f.name == name && f.writes);
     for name in NEW_TOOLS {
         let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} missing"));
         assert!(tool.description.as_ref().is_some_and(|d| d.len() > 80), "{name}");
         let hints = tool.annotations.as_ref().unwrap();
         assert_eq!(hints.open_world_hint, Some(false));
-        let writes = scholia::mcp::WRITE_TOOLS.contains(&name);
-        assert_eq!(hints.read_only_hint, Some(!writes), "{name}");
+        assert_eq!(hints.read_only_hint, Some(!writes(name)), "{name}");
     }
     for tool in &tools {
-        assert!(scholia::mcp::TOOLSETS.iter().any(|(n, _)| *n == tool.name), "{} has no toolset", tool.name);
+        assert!(facts.iter().any(|f| f.name == tool.name), "{} has no toolset", tool.name);
         let schema = serde_json::to_string(&tool.input_schema).unwrap();
-        if scholia::mcp::WRITE_TOOLS.contains(&tool.name.as_ref()) && NEW_TOOLS.contains(&tool.name.as_ref())
-        {
+        if writes(&tool.name) && NEW_TOOLS.contains(&tool.name.as_ref()) {
             assert!(schema.contains("dryRun"), "{} lacks dryRun", tool.name);
         }
     }
@@ -438,10 +438,10 @@ async fn toolsets_narrow_the_tools_and_read_only_applies_after() {
     let s = start_with(&[Toolset::Metadata, Toolset::Periodic], false).await;
     let mut names = s.tool_names().await;
     names.sort();
-    let mut expected: Vec<&str> = scholia::mcp::TOOLSETS
-        .iter()
-        .filter(|(_, set)| matches!(set, Toolset::Metadata | Toolset::Periodic))
-        .map(|(name, _)| *name)
+    let mut expected: Vec<String> = scholia::mcp::tool_facts()
+        .into_iter()
+        .filter(|f| matches!(f.toolset, Toolset::Metadata | Toolset::Periodic))
+        .map(|f| f.name)
         .collect();
     expected.sort();
     assert_eq!(names, expected);
@@ -486,7 +486,8 @@ fn unknown_toolsets_stop_the_server_with_the_valid_names() {
 async fn every_writing_tool_has_a_dry_run_that_writes_nothing() {
     let s = start().await;
     let tools = s.client.list_all_tools().await.unwrap();
-    for tool in tools.iter().filter(|t| scholia::mcp::WRITE_TOOLS.contains(&t.name.as_ref())) {
+    let facts = scholia::mcp::tool_facts();
+    for tool in tools.iter().filter(|t| facts.iter().any(|f| f.writes && f.name == t.name)) {
         let schema = serde_json::to_string(&tool.input_schema).unwrap();
         assert!(schema.contains("\"dryRun\""), "{} has no dryRun", tool.name);
     }

@@ -6,29 +6,19 @@ mod approval;
 mod cli;
 mod dates;
 mod diff;
-mod files;
-mod graph_tools;
 mod guard;
 mod http;
-mod index_params;
 mod indexed;
 mod linkcheck;
 mod names;
-mod note_tools;
-mod params;
-mod periodic_tools;
 mod reply;
 mod save;
 mod search;
-mod search_tools;
 mod server;
 mod status;
 mod stdio;
 mod subscriptions;
 mod tools;
-mod toolsets;
-mod vault_params;
-mod vault_tools;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,9 +27,9 @@ use anyhow::{Context as _, Result, bail};
 use rmcp::ServiceExt as _;
 
 pub use cli::{CallArgs, ToolsArgs, call, print, tools};
-pub use server::{ConfirmPolicy, Scholia, Settings, WRITE_TOOLS};
+pub use server::{ConfirmPolicy, Scholia, Settings};
 pub use status::Transport;
-pub use toolsets::{TOOLSETS, Toolset};
+pub use tools::{ToolFacts, Toolset, tool_facts};
 
 use crate::vault::config::{self, Env};
 

@@ -1,4 +1,5 @@
-//! The MCP handler: one struct, its tools (in `tools.rs`), prompts, resources and completions.
+//! The MCP handler: one struct, its tools (in `tools/`, one file per toolset), prompts, resources
+//! and completions.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -10,11 +11,12 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, prompt, prompt_handler, prompt_router, tool_handler,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::params::{SummarizePrompt, SynthesizePrompt};
 use super::status::Transport;
 use super::subscriptions::{self, Subscriptions};
-use super::toolsets::Toolset;
+use super::tools::{self, Toolset};
 use crate::annotations::ParseOptions;
 use crate::index::service::{IndexOptions, IndexService};
 use crate::library;
@@ -34,25 +36,16 @@ pub enum ConfirmPolicy {
     None,
 }
 
-/// The tools that write; `--read-only` removes them.
-pub const WRITE_TOOLS: [&str; 16] = [
-    "obsidian_write_note",
-    "obsidian_update_file",
-    "obsidian_delete_file",
-    "obsidian_move_file",
-    "obsidian_manage_frontmatter",
-    "create_note",
-    "append_to_note",
-    "patch_note",
-    "daily_note_append",
-    "obsidian_summarize",
-    "obsidian_synthesize",
-    "obsidian_update_properties",
-    "obsidian_manage_tags",
-    "obsidian_delete_periodic_note",
-    "update_note",
-    "delete_note",
-];
+impl ConfirmPolicy {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Destructive => "destructive",
+            Self::Writes => "writes",
+            Self::None => "none",
+        }
+    }
+}
 
 /// What the server was started with.
 #[derive(Debug, Clone)]
@@ -122,22 +115,7 @@ impl Scholia {
     /// A server whose index runs with `options` (no watcher, a held build, …).
     pub fn with_index(settings: Settings, options: IndexOptions) -> Result<Self, VaultError> {
         let vault = Arc::new(FsVault::open(&settings.config.vault)?);
-        let mut tool_router = Self::annotation_tools()
-            + Self::note_tools()
-            + Self::edit_tools()
-            + Self::metadata_tools()
-            + Self::file_tools()
-            + Self::vault_tools()
-            + Self::periodic_tools()
-            + Self::vault_note_tools()
-            + Self::search_tools()
-            + Self::graph_tools();
-        super::toolsets::retain(&mut tool_router, &settings.toolsets);
-        if settings.read_only {
-            for name in WRITE_TOOLS {
-                tool_router.remove_route(name);
-            }
-        }
+        let tool_router = tools::router(&settings.toolsets, settings.read_only);
         let index = Arc::new(IndexService::start(Arc::clone(&vault), options));
         let subscriptions = Arc::new(Subscriptions::new(subscriptions::relay(&index)));
         Ok(Self {
@@ -205,6 +183,22 @@ impl Scholia {
         }
         uri
     }
+}
+
+/// Prompt arguments of `summarize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SummarizePrompt {
+    /// Citekey of the paper to summarize.
+    pub citekey: String,
+}
+
+/// Prompt arguments of `synthesize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SynthesizePrompt {
+    /// Citekeys of the papers, separated by commas.
+    pub citekeys: String,
+    /// The theme to synthesize around (optional).
+    pub theme: Option<String>,
 }
 
 /// One page of resources.

@@ -4,7 +4,7 @@
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use super::params::{ModificationType, UpdateFile, UpdateTarget, WholeFileMode};
+use super::params::{ModificationType, TargetType, UpdateFile, UpdateTarget, WholeFileMode};
 use crate::mcp::approval::large_removal;
 use crate::mcp::diff::{content_hash, unified};
 use crate::mcp::names::Lookup;
@@ -241,9 +241,9 @@ fn patch_note(args: &UpdateFile, note: Note) -> Result<Update, String> {
         return Err("modificationType patch needs patchOperation, patchTargetType and patchTarget".into());
     };
     let target = match kind {
-        crate::mcp::params::TargetType::Heading => Target::Heading(target.into()),
-        crate::mcp::params::TargetType::Block => Target::Block(target.into()),
-        crate::mcp::params::TargetType::Frontmatter => Target::Frontmatter(target.into()),
+        TargetType::Heading => Target::Heading(target.into()),
+        TargetType::Block => Target::Block(target.into()),
+        TargetType::Frontmatter => Target::Frontmatter(target.into()),
     };
     let options = PatchOptions {
         delimiter: args

@@ -1,6 +1,8 @@
-//! Periodic notes (seed 004): get and delete the daily, weekly, monthly, quarterly or yearly note
-//! of a date, where the Periodic Notes plugin (else the core Daily notes plugin) keeps it; and the
-//! shared helpers every periodic tool uses (where a note lives, what a new one starts with).
+//! The periodic toolset (seed 004): append to the daily note, and get or delete the daily,
+//! weekly, monthly, quarterly or yearly note of a date, where the Periodic Notes plugin (else the
+//! core Daily notes plugin) keeps it. Where a periodic note lives and what a new one starts with
+//! are in `shared.rs` (the edit tools' periodicNote target uses them too). Each tool's arguments
+//! follow the router.
 
 use jiff::civil::Date;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -8,18 +10,20 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 
-use super::approval::{Ask, Round};
-use super::reply::{MAX_ANSWER_BYTES, fail, ok, ok_content};
-use super::server::Scholia;
-use super::vault_params::{DeletePeriodicNote, GetPeriodicNote, NoteFormat};
+use super::shared::{append_lines, existing_text, line_suffix};
+use crate::mcp::approval::{Ask, Round, Write};
+use crate::mcp::reply::{Answer, MAX_ANSWER_BYTES, attempt, fail, ok, ok_content};
+use crate::mcp::server::Scholia;
 use crate::note::Note;
-use crate::periodic::{self, Period, PeriodSettings};
+use crate::periodic::{Period, PeriodSettings};
 use crate::vault::{Vault, VaultPath};
 
 /// The day a call names: YYYY-MM-DD, `today`, `yesterday` or `tomorrow`; today when absent.
-pub(super) fn civil_date(raw: Option<&str>) -> Result<Date, String> {
+fn civil_date(raw: Option<&str>) -> Result<Date, String> {
     let today = jiff::Zoned::now().date();
     let bad = |d: &str| format!("date {d:?} is not YYYY-MM-DD, today, yesterday or tomorrow");
     match raw.map(str::trim) {
@@ -48,32 +52,6 @@ fn bounds(period: Period, date: Date) -> (Date, Date) {
 }
 
 impl Scholia {
-    /// Where the `period` note holding `date` lives, with the period's settings.
-    pub(super) fn periodic_path(
-        &self,
-        period: Period,
-        date: Date,
-    ) -> Result<(VaultPath, PeriodSettings), String> {
-        let settings = self.periodic_settings().get(period);
-        let path = periodic::note_path(&settings, period, date).map_err(|e| {
-            format!("the {} note format {:?} does not give a valid path: {e}", period.name(), settings.format)
-        })?;
-        Ok((path, settings))
-    }
-
-    /// The text a new `period` note for `date` starts with: its template (when the settings name
-    /// one that exists) filled as the plugins fill it, else nothing.
-    pub(super) fn periodic_template(&self, period: Period, settings: &PeriodSettings, date: Date) -> String {
-        periodic::template_path(settings)
-            .and_then(Result::ok)
-            .and_then(|t| self.vault.read(&t).ok())
-            .map(|t| {
-                let now = jiff::Zoned::now().datetime();
-                periodic::fill_template(&t, period, &settings.format, date, now)
-            })
-            .unwrap_or_default()
-    }
-
     fn missing_periodic(
         &self,
         period: Period,
@@ -95,8 +73,51 @@ impl Scholia {
     }
 }
 
-#[tool_router(router = periodic_tools, vis = "pub(super)")]
+#[tool_router(router = periodic, vis = "pub(super)")]
 impl Scholia {
+    /// Append Markdown to the daily note of today (or of year/month/day), creating it (from the daily-note template) when missing. Follows the Periodic Notes plugin's settings, else the core Daily notes settings.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn daily_note_append(
+        &self,
+        Parameters(args): Parameters<DailyNoteAppend>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let today = jiff::Zoned::now().date();
+        let date = attempt!(
+            jiff::civil::Date::new(
+                args.year.unwrap_or(today.year()),
+                args.month.unwrap_or(today.month()),
+                args.day.unwrap_or(today.day()),
+            )
+            .map_err(|_| "year, month and day do not make a date".to_string())
+        );
+        let (path, period) = attempt!(self.periodic_path(Period::Daily, date));
+        if args.write.dry_run {
+            let exists = self.vault.exists(&path);
+            let before = attempt!(existing_text(self.vault.as_ref(), &path));
+            let start =
+                if exists { before.clone() } else { self.periodic_template(Period::Daily, &period, date) };
+            let after = format!("{start}{}", line_suffix(&start, &args.content));
+            let fields = json!({"would_create": !exists, "date": date.to_string()});
+            return Ok(Self::dry_run_answer(&path, &before, &after, fields));
+        }
+        attempt!(
+            self.ask_now(&ctx, Ask::edit(&format!("append to the daily note {path}"), args.write)).await
+        );
+        let seed = match self.vault.exists(&path) {
+            true => String::new(),
+            false => self.periodic_template(Period::Daily, &period, date),
+        };
+        let created = attempt!(append_lines(self.vault.as_ref(), &path, &seed, &args.content));
+        let value = json!({"path": path.as_str(), "created": created, "date": date.to_string()});
+        Ok(ok(self.link_checked(value, &path, &args.content)))
+    }
+
     /// Read the daily, weekly, monthly, quarterly or yearly note of today or of a given date, found where the Periodic Notes plugin (else the core Daily notes plugin) keeps it, with its moment.js file name format. format json adds frontmatter, tags and file stats. A missing note is an error that names the path it would have.
     #[tool(annotations(
         read_only_hint = true,
@@ -121,7 +142,7 @@ impl Scholia {
             return Ok(fail(self.missing_periodic(period, date, &path, &settings)));
         };
         let (start, end) = bounds(period, date);
-        let (from, part, truncated) = super::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 3072);
+        let (from, part, truncated) = crate::mcp::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 3072);
         let mut value = json!({
             "path": path.as_str(),
             "period": period,
@@ -192,6 +213,88 @@ impl Scholia {
             Err(e) => answer(fail(e.to_string())),
         }
     }
+}
+
+/// `daily_note_append`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DailyNoteAppend {
+    /// Markdown to append to the daily note.
+    pub content: String,
+    /// Year of the day (default: today).
+    pub year: Option<i16>,
+    /// Month 1-12 (default: today).
+    pub month: Option<i8>,
+    /// Day of the month (default: today).
+    pub day: Option<i8>,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// `obsidian_get_periodic_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetPeriodicNote {
+    /// daily, weekly, monthly, quarterly or yearly.
+    pub period: PeriodName,
+    /// Any day of the period: YYYY-MM-DD, `today`, `yesterday` or `tomorrow` (default today).
+    pub date: Option<String>,
+    /// markdown (the text) or json (text, frontmatter, tags, stats). Default markdown.
+    #[serde(default)]
+    pub format: NoteFormat,
+    /// Byte offset to start reading at, for long notes (the answer gives the next one).
+    #[serde(default)]
+    pub offset: usize,
+}
+
+/// `obsidian_delete_periodic_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeletePeriodicNote {
+    /// daily, weekly, monthly, quarterly or yearly.
+    pub period: PeriodName,
+    /// Any day of the period: YYYY-MM-DD, `today`, `yesterday` or `tomorrow` (default today).
+    pub date: Option<String>,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// A note period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PeriodName {
+    /// The daily note.
+    Daily,
+    /// The weekly note.
+    Weekly,
+    /// The monthly note.
+    Monthly,
+    /// The quarterly note.
+    Quarterly,
+    /// The yearly note.
+    Yearly,
+}
+
+impl From<PeriodName> for Period {
+    fn from(p: PeriodName) -> Self {
+        match p {
+            PeriodName::Daily => Period::Daily,
+            PeriodName::Weekly => Period::Weekly,
+            PeriodName::Monthly => Period::Monthly,
+            PeriodName::Quarterly => Period::Quarterly,
+            PeriodName::Yearly => Period::Yearly,
+        }
+    }
+}
+
+/// How a note is returned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteFormat {
+    /// The Markdown text.
+    #[default]
+    Markdown,
+    /// The text plus frontmatter, tags and file stats.
+    Json,
 }
 
 #[cfg(test)]

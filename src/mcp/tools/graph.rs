@@ -1,6 +1,6 @@
-//! The link-graph and index tools (seed 002): `find_related_notes`, `validate_vault`,
-//! `get_vault_stats`, `get_roots`, `rebuild_index`; and the backlinks and outgoing links that
-//! `get_note_metadata` adds to its answer.
+//! The graph toolset (seed 002): `find_related_notes`, `validate_vault`, `get_vault_stats`,
+//! `get_roots` and `rebuild_index`, over the index and its link graph; each tool's arguments
+//! follow the router.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,15 +10,16 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::approval::Ask;
-use super::index_params::*;
-use super::reply::{Answer, Window, attempt, fail, fit, ok, page};
-use super::server::Scholia;
 use crate::index::graph::{Issue, IssueKind, Reason};
 use crate::index::service::State;
-use crate::note::{LinkStyle, Resolution};
+use crate::mcp::approval::{Ask, Write};
+use crate::mcp::reply::{Answer, Window, attempt, fail, ok, page};
+use crate::mcp::server::Scholia;
+use crate::note::LinkStyle;
 use crate::vault::{Vault, VaultPath};
 
 /// Issue kinds, most urgent first.
@@ -78,7 +79,7 @@ fn why(reasons: &[Reason], link: impl Fn(&str) -> String) -> String {
     parts.join("; ")
 }
 
-#[tool_router(router = graph_tools, vis = "pub(super)")]
+#[tool_router(router = graph, vis = "pub(super)")]
 impl Scholia {
     /// Notes related to a note (seed 002): links both ways, shared tags, shared link targets and similar wording (so unlinked but relevant notes show up too). Each result says why it is related.
     #[tool(annotations(
@@ -256,12 +257,17 @@ impl Scholia {
     }
 
     /// Rebuild the vault index from disk (seed 002): every note is read again on every core while answers keep coming from the current index; then the new index is swapped in and its integrity checked against the vault. Needs the user's approval; reports progress when the client sent a progress token.
-    #[tool(annotations(
-        read_only_hint = false,
-        destructive_hint = true,
-        idempotent_hint = true,
-        open_world_hint = false
-    ))]
+    // Not read-only (it replaces the index, on every core), but it changes no note: the mark keeps
+    // it under --read-only.
+    #[tool(
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        meta = super::changes_no_note()
+    )]
     async fn rebuild_index(
         &self,
         Parameters(args): Parameters<RebuildIndex>,
@@ -331,40 +337,48 @@ impl Scholia {
     }
 }
 
-impl Scholia {
-    /// The backlinks and outgoing links of the note at `path` from the index (a scan while it
-    /// is being built), for `get_note_metadata`; each list capped to fit the answer.
-    pub(super) fn note_links(&self, path: &VaultPath) -> Map<String, Value> {
-        let Ok(view) = self.index_view(&VaultPath::root()) else { return Map::new() };
-        let graph = view.graph();
-        let backlinks: Vec<Value> = graph
-            .backlinks(path)
-            .iter()
-            .map(|b| json!({"path": b.source.as_str(), "line": b.line, "embed": b.embed, "subpath": b.subpath}))
-            .collect();
-        let outgoing: Vec<Value> = graph
-            .outgoing(path)
-            .iter()
-            .map(|l| {
-                json!({"target": l.target, "subpath": l.subpath, "path": l.path(), "resolved": l.path().is_some(),
-                    "ambiguous": matches!(l.resolution, Resolution::Ambiguous(_)), "embed": l.embed,
-                    "line": l.line, "anchor_found": l.anchor_found})
-            })
-            .collect();
-        let live = view.is_live();
-        drop(view);
-        let (backlink_count, outgoing_count) = (backlinks.len(), outgoing.len());
-        let (backlinks, cut_in) = fit(backlinks, 5 * 1024);
-        let (outgoing, cut_out) = fit(outgoing, 7 * 1024);
-        let mut value = json!({"backlinks": backlinks, "backlink_count": backlink_count, "outgoing": outgoing,
-            "outgoing_count": outgoing_count});
-        if cut_in || cut_out {
-            value["links_truncated"] = json!(true);
-            value["links_hint"] = json!("the note has more links than shown; find_related_notes ranks them");
-        }
-        match self.mark_index(value, live) {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
-    }
+/// `find_related_notes` (seed 002).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FindRelated {
+    /// The note: its vault path, its name or alias, or a [[wikilink]] to it.
+    #[serde(alias = "filePath", alias = "note")]
+    pub path: String,
+    /// Skip this many related notes (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most related notes to return (default 10, at most 50); fewer when they would not fit one answer.
+    pub limit: Option<usize>,
+}
+
+/// `validate_vault` (seed 002).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ValidateVault {
+    /// Only these kinds of issue: broken_link, broken_embed, missing_heading, missing_block, ambiguous_link, orphan, unused_attachment, duplicate_name, bad_frontmatter, unreadable.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// Only issues in notes under this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many issues (paging).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most issues to return (default 50, at most 200).
+    pub limit: Option<usize>,
+}
+
+/// `rebuild_index`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RebuildIndex {
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// `get_roots`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct GetRoots {
+    /// Skip this many top-level folders (for paging; the answer says what to pass next).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most top-level folders to list (default 100, at most 500).
+    pub limit: Option<usize>,
 }

@@ -1,26 +1,30 @@
-//! Seed 002's note tools, with "vault" for "kiln": notes by name, alias, wikilink or path,
-//! resolved as Obsidian resolves links. `read_note`, `update_note`, `delete_note` (warns of the
-//! notes that link to it), `list_notes` (titles and previews, paged). `create_note` is in `tools.rs`.
+//! The notes toolset: notes by path (`get_note_content`, `get_note_metadata`, `create_note`, seed
+//! 001's `obsidian_write_note`), and seed 002's tools with "vault" for "kiln": notes by name,
+//! alias, wikilink or path, resolved as Obsidian resolves links. `read_note`, `update_note`,
+//! `delete_note` (warns of the notes that link to it), `list_notes` (titles and previews, paged).
+//! Each tool's arguments follow the router.
 
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResponse;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
 
-use super::approval::{Ask, Round};
-use super::diff::{self, content_hash};
-use super::reply::{
-    Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, merge, ok, ok_content, page, room,
-};
-use super::server::Scholia;
-use super::vault_params::{DeleteNote, ListNotes, ReadNote, UpdateMode, UpdateNote};
+use super::shared::{not_found_hint, refuse, wikilink};
 use crate::index::graph::Backlink;
 use crate::library;
+use crate::mcp::approval::{Ask, Round, Write};
+use crate::mcp::diff::{self, content_hash};
+use crate::mcp::reply::{
+    Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, merge, ok, ok_content, page, room,
+};
+use crate::mcp::server::Scholia;
 use crate::note::frontmatter::{body_start, scalar_string};
-use crate::note::{Frontmatter, Note, meta_edit};
-use crate::vault::{FileMeta, Vault, VaultPath};
+use crate::note::{Frontmatter, Note, Resolution, fm_edit, meta_edit};
+use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
 
@@ -101,7 +105,18 @@ fn diff_counts(diff: &str) -> (usize, usize) {
     (lines().filter(|l| l.starts_with('+')).count(), lines().filter(|l| l.starts_with('-')).count())
 }
 
-#[tool_router(router = vault_note_tools, vis = "pub(super)")]
+fn with_frontmatter(
+    content: &str,
+    frontmatter: Option<&serde_json::Map<String, Value>>,
+) -> Result<String, String> {
+    let mut text = content.to_string();
+    for (key, value) in frontmatter.into_iter().flatten() {
+        text = fm_edit::set(&text, key, value).map_err(|e| e.to_string())?;
+    }
+    Ok(text)
+}
+
+#[tool_router(router = notes, vis = "pub(super)")]
 impl Scholia {
     /// Read a note by name, alias, [[wikilink]] or path, resolved as Obsidian resolves links (case-insensitive, aliases included); an ambiguous name is an error listing the candidates. Returns the content plus title, tags, aliases, frontmatter, creation date and backlinks (the notes linking to it). Long notes come in parts: pass the returned next offset.
     #[tool(annotations(
@@ -130,7 +145,7 @@ impl Scholia {
         let stat = self.vault.stat(&path).ok();
         let note = Note::parse(&text);
         let (created, created_from) = created_of(&note.frontmatter, stat.as_ref().map(|s| s.ctime_ms));
-        let (from, part, truncated) = super::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 8192);
+        let (from, part, truncated) = crate::mcp::reply::part_of(&text, args.offset, MAX_ANSWER_BYTES - 8192);
         let mut value = json!({"path": path.as_str(), "content": part, "size": text.len(), "offset": from});
         // What describes the note comes once, with its first part.
         if from == 0 {
@@ -185,6 +200,111 @@ impl Scholia {
         let items = notes.iter().skip(window.offset).map(|meta| self.listed_note(meta, share));
         let value = page(fields, "notes", items, total, window, next);
         Ok(ok(value))
+    }
+
+    /// A note's full Markdown content, with its frontmatter and tags. Long notes come in parts: pass the returned next offset.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_note_content(&self, Parameters(args): Parameters<NoteContent>) -> Answer {
+        let path = attempt!(self.resolve_note(&args.path));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let budget = args.length.unwrap_or(MAX_ANSWER_BYTES - 2048).min(MAX_ANSWER_BYTES - 2048);
+        let (start, part, truncated) = crate::mcp::reply::part_of(&text, args.offset, budget);
+        let mut value = json!({"path": path.as_str(), "content": part, "size": text.len(), "offset": start});
+        // What describes the note comes once, with its first part.
+        if start == 0 {
+            value["frontmatter"] = Value::Object(Frontmatter::parse(&text).data);
+            value["tags"] = json!(Note::parse(&text).tag_names());
+        }
+        if truncated {
+            value["truncated"] = json!(true);
+            value["next"] = json!({"path": path.as_str(), "offset": start + part.len()});
+        }
+        Ok(ok_content(value))
+    }
+
+    /// A note's metadata without its content: frontmatter, tags, headings, links, file stats (mtime, ctime, size), and from the index its backlinks (notes linking here) and outgoing links with where each resolves.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_note_metadata(&self, Parameters(args): Parameters<NotePath>) -> Answer {
+        let path = attempt!(self.resolve_note(&args.path));
+        let text = attempt!(self.vault.read(&path).map_err(not_found_hint));
+        let stat = attempt!(self.vault.stat(&path));
+        let note = Note::parse(&text);
+        let links: Vec<&str> = note
+            .links
+            .iter()
+            .filter(|l| !l.external && !l.target.is_empty())
+            .map(|l| l.target.as_str())
+            .collect();
+        let mut value = json!({
+                "path": path.as_str(),
+                "frontmatter": note.frontmatter.data,
+                "tags": note.tag_names(),
+                "headings": note.headings.iter().map(|h| json!({"level": h.level, "text": h.text})).collect::<Vec<_>>(),
+                "links": links,
+                "mtime": stat.mtime_ms,
+                "ctime": stat.ctime_ms,
+                "size": stat.size,
+        });
+        for (key, links) in self.note_links(&path) {
+            value[key] = links;
+        }
+        Ok(ok(value))
+    }
+
+    /// Create a new note (parent folders too) with optional frontmatter. An existing note is an error: use append_to_note or patch_note to change it.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn create_note(
+        &self,
+        Parameters(args): Parameters<CreateNote>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_path(&args.path));
+        attempt!(path.ensure_writable());
+        if self.vault.exists(&path) {
+            return Ok(fail(format!("{path} already exists; use append_to_note or patch_note to change it")));
+        }
+        let text = attempt!(with_frontmatter(&args.content, args.frontmatter.as_ref()));
+        if args.write.dry_run {
+            return Ok(Self::dry_run_answer(&path, "", &text, json!({"would_create": true})));
+        }
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("create {path}"), args.write)).await);
+        attempt!(self.vault.create_new(&path, &text));
+        let value = json!({"path": path.as_str(), "file_path": self.vault.absolute(&path), "wikilink": wikilink(&path)});
+        Ok(ok(self.link_checked(value, &path, &text)))
+    }
+
+    /// Create or replace a Markdown note (seed 001). An existing note is replaced only with overwrite: true; its previous version goes to the vault's .trash/ and the answer names it.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn obsidian_write_note(
+        &self,
+        Parameters(args): Parameters<WriteNote>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        match self.write_note(args, &ctx, Round { state, responses }).await {
+            Ok(answer) | Err(answer) => Ok(answer),
+        }
     }
 
     /// Change a note named by name, alias, [[wikilink]] or path: replace its body (the frontmatter stays; the previous version goes to .trash/; needs the user's approval), append or prepend to it, and/or set frontmatter properties (lists merged). dryRun returns the diff and writes nothing.
@@ -313,6 +433,47 @@ impl UpdateNote {
 }
 
 impl Scholia {
+    /// `obsidian_write_note`; `Err` is an answer sent before anything is written.
+    async fn write_note(
+        &self,
+        args: WriteNote,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResponse, CallToolResponse> {
+        let path = self.note_path(&args.path).map_err(refuse)?;
+        path.ensure_writable().map_err(refuse)?;
+        let text = with_frontmatter(&args.content, args.frontmatter.as_ref()).map_err(refuse)?;
+        let old = match self.vault.read(&path) {
+            Ok(old) => Some(old),
+            Err(VaultError::NotFound { .. }) => None,
+            Err(e) => return Err(refuse(e)),
+        };
+        if old.is_some() && !args.overwrite {
+            return Err(refuse(format!(
+                "{path} already exists; pass overwrite: true to replace it (the old version goes to .trash/), or use append_to_note / patch_note"
+            )));
+        }
+        if args.write.dry_run {
+            let fields = json!({"would_create": old.is_none()});
+            return Ok(Self::dry_run_answer(&path, old.as_deref().unwrap_or(""), &text, fields).into());
+        }
+        let what = if old.is_some() { format!("replace {path}") } else { format!("create {path}") };
+        let version = old.as_deref().map(content_hash);
+        let ask = Ask::new(&what, old.is_some(), args.write).planned_from(version.as_deref());
+        self.ask(ctx, ask, Some(round)).await?;
+        let previous = match &old {
+            Some(old) => self.write_over(&path, old, &text, true).map_err(refuse)?,
+            None => self.vault.create_new(&path, &text).map(|()| None).map_err(refuse)?,
+        };
+        let value = json!({
+            "path": path.as_str(),
+            "file_path": self.vault.absolute(&path),
+            "wikilink": wikilink(&path),
+            "previous_version": previous.as_ref().map(VaultPath::as_str),
+        });
+        Ok(ok(self.link_checked(value, &path, &text)).into())
+    }
+
     /// A note as `list_notes` lists it, its preview cut so that the whole entry takes about
     /// `share` bytes (no preview when even the rest takes more).
     fn listed_note(&self, meta: &FileMeta, share: usize) -> Value {
@@ -326,7 +487,7 @@ impl Scholia {
             "title": title,
             "modified": jiff::Timestamp::from_millisecond(meta.mtime_ms).ok().map(|t| t.to_string()),
         });
-        let room = share.saturating_sub(super::reply::size_of(&item));
+        let room = share.saturating_sub(crate::mcp::reply::size_of(&item));
         let full = preview(&text, &title);
         item["preview"] = json!(match cut_text(&full, room) {
             (all, false) => all.to_string(),
@@ -335,6 +496,165 @@ impl Scholia {
         });
         item
     }
+
+    /// The backlinks and outgoing links of the note at `path` from the index (a scan while it
+    /// is being built), for `get_note_metadata`; each list capped to fit the answer.
+    fn note_links(&self, path: &VaultPath) -> Map<String, Value> {
+        let Ok(view) = self.index_view(&VaultPath::root()) else { return Map::new() };
+        let graph = view.graph();
+        let backlinks: Vec<Value> = graph
+            .backlinks(path)
+            .iter()
+            .map(|b| json!({"path": b.source.as_str(), "line": b.line, "embed": b.embed, "subpath": b.subpath}))
+            .collect();
+        let outgoing: Vec<Value> = graph
+            .outgoing(path)
+            .iter()
+            .map(|l| {
+                json!({"target": l.target, "subpath": l.subpath, "path": l.path(), "resolved": l.path().is_some(),
+                    "ambiguous": matches!(l.resolution, Resolution::Ambiguous(_)), "embed": l.embed,
+                    "line": l.line, "anchor_found": l.anchor_found})
+            })
+            .collect();
+        let live = view.is_live();
+        drop(view);
+        let (backlink_count, outgoing_count) = (backlinks.len(), outgoing.len());
+        let (backlinks, cut_in) = fit(backlinks, 5 * 1024);
+        let (outgoing, cut_out) = fit(outgoing, 7 * 1024);
+        let mut value = json!({"backlinks": backlinks, "backlink_count": backlink_count, "outgoing": outgoing,
+            "outgoing_count": outgoing_count});
+        if cut_in || cut_out {
+            value["links_truncated"] = json!(true);
+            value["links_hint"] = json!("the note has more links than shown; find_related_notes ranks them");
+        }
+        match self.mark_index(value, live) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+}
+
+/// `read_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadNote {
+    /// The note: a name (`Meeting`), an alias, a wikilink (`[[Meeting|the meeting]]`) or a vault path.
+    #[serde(alias = "name", alias = "path")]
+    pub note: String,
+    /// Byte offset to start reading at, for long notes (the answer gives the next one).
+    #[serde(default)]
+    pub offset: usize,
+}
+
+/// `list_notes`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListNotes {
+    /// Folder to list (vault-relative); default the whole vault.
+    pub folder: Option<String>,
+    /// Include notes in subfolders. Default true.
+    #[serde(default = "yes")]
+    pub recursive: bool,
+    /// Skip this many notes (for paging; the answer says what to pass next).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most notes to return (default 50, at most 200). Previews shorten so that the notes asked for fit one answer; a page that still would not fit holds fewer, and `next` continues.
+    pub limit: Option<usize>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `update_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateNote {
+    /// The note: a name, an alias, a wikilink or a vault path.
+    #[serde(alias = "name", alias = "path")]
+    pub note: String,
+    /// New Markdown for the body (without frontmatter); how it is used depends on `mode`.
+    pub content: Option<String>,
+    /// replace (default), append or prepend.
+    #[serde(default)]
+    pub mode: UpdateMode,
+    /// Properties to set in the frontmatter (lists are merged; `null` removes a property).
+    pub frontmatter: Option<Map<String, Value>>,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// How `update_note` changes the body.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UpdateMode {
+    /// Replace the body (the frontmatter stays; the previous version goes to `.trash/`).
+    #[default]
+    Replace,
+    /// Add to the end of the note.
+    Append,
+    /// Add right after the frontmatter.
+    Prepend,
+}
+
+/// `delete_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeleteNote {
+    /// The note: a name, an alias, a wikilink or a vault path.
+    #[serde(alias = "name", alias = "path")]
+    pub note: String,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// A note by path.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NotePath {
+    /// Vault-relative path of the note, e.g. `Projects/Alpha.md` (`.md` is added when missing).
+    pub path: String,
+}
+
+/// `get_note_content`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoteContent {
+    /// Vault-relative path of the note (`.md` is added when missing).
+    pub path: String,
+    /// Byte offset to start reading at (for long notes; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most bytes of content to return (default and maximum about 18 KB).
+    pub length: Option<usize>,
+}
+
+/// `create_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateNote {
+    /// Vault-relative path of the new note (parent folders are created; `.md` is added when missing).
+    pub path: String,
+    /// Markdown content.
+    #[serde(default)]
+    pub content: String,
+    /// Frontmatter as key-value pairs.
+    pub frontmatter: Option<Map<String, Value>>,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// `obsidian_write_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WriteNote {
+    /// Path relative to the vault root, e.g. `Synthesis/methodology-review.md` (`.md` is added when missing).
+    pub path: String,
+    /// Markdown content of the note.
+    pub content: String,
+    /// Frontmatter as key-value pairs, written as a YAML block at the top.
+    pub frontmatter: Option<Map<String, Value>>,
+    /// Replace an existing note (its previous version is kept in the vault's `.trash/`). Default false.
+    #[serde(default)]
+    pub overwrite: bool,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
 }
 
 #[cfg(test)]

@@ -1,20 +1,22 @@
-//! The index's search tools: `obsidian_global_search` (seed 004: text or regex, dates),
-//! `text_search`, `tag_search` and `metadata_search` (seed 002).
+//! The search toolset: literal search (`obsidian_search`), ranked search (`search_vault`, seed
+//! 002's `text_search`), seed 004's `obsidian_global_search` (text or regex, dates), and seed
+//! 002's `tag_search` and `metadata_search` over the index; each tool's arguments follow the router.
 
 use regex::{Regex, RegexBuilder};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{tool, tool_router};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value, json};
 
-use super::dates::{self, Edge};
-use super::index_params::*;
-use super::reply::{Answer, Window, attempt, fail, ok, page};
-use super::search::{self, Ranked};
-use super::server::Scholia;
-use crate::index::filter::Condition;
+use crate::index::filter::{Condition, Op};
 use crate::index::graph::GraphNote;
 use crate::index::snippet::{self, Highlighter};
 use crate::index::{Query, Scope};
+use crate::mcp::dates::{self, Edge};
+use crate::mcp::reply::{Answer, Window, attempt, fail, notes_match, ok, page};
+use crate::mcp::search::{self, Ranked};
+use crate::mcp::server::Scholia;
 use crate::note::frontmatter::scalar_string;
 use crate::vault::Vault;
 
@@ -61,8 +63,72 @@ fn iso(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms).map(|t| t.to_string()).unwrap_or_default()
 }
 
-#[tool_router(router = search_tools, vis = "pub(super)")]
+#[tool_router(router = search, vis = "pub(super)")]
 impl Scholia {
+    /// Search note contents for a literal text (case-insensitive). Returns every matching file with each match's line number and line. Not ranked: use search_vault for relevance.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_search(&self, Parameters(args): Parameters<Search>) -> Answer {
+        if args.query.trim().is_empty() {
+            return Ok(fail("the query is empty; give the text to search for"));
+        }
+        let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let next = json!({"query": args.query, "folder": args.folder});
+        let fields = json!({"query": args.query});
+        let (found, live) = {
+            let index = self.live_index();
+            let (vault, budget) = (self.vault.as_ref(), crate::mcp::reply::room(&fields, &next));
+            (
+                attempt!(search::literal(vault, index.as_deref(), &folder, &args.query, args.offset, budget)),
+                index.is_some(),
+            )
+        };
+        let total = found.total;
+        let window = Window::new(args.offset, None, usize::MAX, usize::MAX);
+        let mut value = page(fields, "results", found.results, total, window, next);
+        value["total_files"] = json!(total);
+        Ok(ok(self.mark_index(value, live)))
+    }
+
+    /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient); says how many notes match in all and pages with offset and limit.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn search_vault(&self, Parameters(args): Parameters<SearchVault>) -> Answer {
+        let folder = attempt!(self.folder(args.folder.as_deref(), false));
+        let window = Window::new(args.offset, args.limit, 10, 50);
+        let context = args.context_length.unwrap_or(100).clamp(10, 1000);
+        let query = crate::index::Query::parse(&args.query);
+        let view = attempt!(self.index_view(&folder));
+        let scope = crate::index::Scope::folder(&folder);
+        let found = view.search(&query, &scope, window.offset, window.limit);
+        let highlighter = crate::index::snippet::Highlighter::new(&query);
+        let results: Vec<search::Ranked> = found
+            .hits
+            .iter()
+            .map(|h| search::Ranked::of(self.vault.as_ref(), h, &highlighter, context))
+            .collect();
+        let live = view.is_live();
+        drop(view);
+        let total = found.total;
+        let message = if total == 0 {
+            format!("no note matches {:?}; try fewer or different words", args.query)
+        } else {
+            format!("{} {:?}", notes_match(total), args.query)
+        };
+        let next = json!({"query": args.query, "folder": args.folder, "contextLength": context});
+        let value =
+            page(json!({"query": args.query, "message": message}), "results", results, total, window, next);
+        Ok(ok(self.mark_index(value, live)))
+    }
+
     /// Search the vault's text (seed 004). Text queries: every word must occur (case and accents ignored), best notes first; "exact phrases", wildcard* inside a word, -word to exclude, tag:/path:/file: filters. Regular expressions with regex: true or /pattern/flags scan every note. Filter by modification date with modified_since / modified_until (2024-01-15, yesterday, 2 weeks ago). Each note comes with its matching lines (line number and highlighted context).
     #[tool(annotations(
         read_only_hint = true,
@@ -309,4 +375,160 @@ impl Scholia {
         let value = page(value, "results", results, total, window, next);
         Ok(ok(self.mark_index(value, live)))
     }
+}
+
+/// `obsidian_search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Search {
+    /// Text to search for: a literal, case-insensitive match; every match is returned.
+    pub query: String,
+    /// Limit the search to this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many matching files (for paging; the answer says what to pass next).
+    #[serde(default)]
+    pub offset: usize,
+}
+
+/// `search_vault`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchVault {
+    /// Words to look for; results are ranked by relevance.
+    pub query: String,
+    /// Characters of context in each snippet (default 100).
+    #[serde(rename = "contextLength")]
+    pub context_length: Option<usize>,
+    /// Most results to return (default 10, at most 50).
+    pub limit: Option<usize>,
+    /// Limit the search to this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many results (paging; the answer gives the next offset and the total).
+    #[serde(default)]
+    pub offset: usize,
+}
+
+/// `obsidian_global_search` (seed 004).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GlobalSearch {
+    /// What to find. Text: every word must occur (any case, accents ignored), ranked by relevance; "exact phrase" in quotes, * inside a word as a wildcard (retriev*), -word or -"phrase" to exclude, tag:name, path:text, file:text to filter. Or a regular expression when regex is true or the query is written /pattern/flags (flags i, m, s, x).
+    pub query: String,
+    /// Treat query as a regular expression (Rust regex syntax, case-insensitive); every note is scanned and ranked by how many matches it holds.
+    #[serde(default)]
+    pub regex: bool,
+    /// Characters of context shown around the matches of each line (default 100).
+    #[serde(rename = "contextLength", alias = "context_length")]
+    pub context_length: Option<usize>,
+    /// Only notes modified at or after this: a date (2024-01-15), a date and time (2024-03-20 17:00), or a phrase (today, yesterday, 3 days ago, 2 weeks ago, last month).
+    #[serde(alias = "modifiedSince")]
+    pub modified_since: Option<String>,
+    /// Only notes modified at or before this (a bare date includes the whole day); same forms as modified_since.
+    #[serde(alias = "modifiedUntil")]
+    pub modified_until: Option<String>,
+    /// Limit the search to this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many notes (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most notes to return (default 10, at most 50).
+    pub limit: Option<usize>,
+}
+
+/// `text_search` (seed 002).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TextSearch {
+    /// Words to find, ranked by relevance (BM25; words in a note's name, aliases, title or citekey count more). Every word must occur, else notes with most of them are listed. Supports "exact phrase", wildcard* inside a word, -word / -"phrase" to exclude, tag:name, path:text and file:text filters.
+    pub query: String,
+    /// Limit the search to this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many results (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most results to return (default 10, at most 50).
+    pub limit: Option<usize>,
+    /// Characters of each snippet (default 160).
+    #[serde(rename = "contextLength", alias = "context_length")]
+    pub context_length: Option<usize>,
+}
+
+/// Whether a note must meet all conditions or any.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Match {
+    /// Every condition (the default).
+    #[default]
+    All,
+    /// At least one condition.
+    Any,
+}
+
+/// `tag_search` (seed 002).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TagSearch {
+    /// Tags to look for, with or without `#` (a list, or one string with tags separated by commas or spaces). A tag also matches its nested tags: `project` finds `project/alpha`.
+    #[serde(deserialize_with = "one_or_many", alias = "tag")]
+    #[schemars(with = "Vec<String>")]
+    pub tags: Vec<String>,
+    /// all (default): notes carrying every tag; any: notes carrying at least one.
+    #[serde(default, rename = "match")]
+    pub mode: Match,
+    /// Limit the search to this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many notes (paging).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most notes to return (default 50, at most 200).
+    pub limit: Option<usize>,
+}
+
+/// One condition on a frontmatter key.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ConditionParam {
+    /// The frontmatter key (case-insensitive; `a.b` reaches into a nested mapping).
+    pub key: String,
+    /// The comparison (default eq).
+    #[serde(default)]
+    pub op: Op,
+    /// The value to compare with (not needed for exists and missing).
+    #[serde(default)]
+    pub value: Value,
+}
+
+impl From<ConditionParam> for Condition {
+    fn from(c: ConditionParam) -> Self {
+        Condition { key: c.key, op: c.op, value: c.value }
+    }
+}
+
+/// `metadata_search` (seed 002).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MetadataSearch {
+    /// Conditions on frontmatter keys, e.g. [{"key": "status", "value": "done"}, {"key": "year", "op": "gte", "value": 2020}].
+    #[serde(default)]
+    pub conditions: Vec<ConditionParam>,
+    /// Shorthand for equality conditions: {"status": "done", "type": "paper"}.
+    #[serde(default, rename = "where")]
+    pub equals: Map<String, Value>,
+    /// all (default): notes meeting every condition; any: at least one.
+    #[serde(default, rename = "match")]
+    pub mode: Match,
+    /// Limit the search to this folder (vault-relative).
+    pub folder: Option<String>,
+    /// Skip this many notes (paging).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most notes to return (default 50, at most 200).
+    pub limit: Option<usize>,
+}
+
+/// A list of strings, or one string of items separated by commas or white space.
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Form::deserialize(d)? {
+        Form::One(s) => s.split([',', ' ', '\t']).filter(|t| !t.is_empty()).map(String::from).collect(),
+        Form::Many(v) => v,
+    })
 }

@@ -1,7 +1,10 @@
-//! The file tools of seed 004: read a note (Markdown or NoteJson, with a content hash), update it
-//! (whole file or a patch; by path, name, the active note or a periodic note; `ifMatch`, dry run),
-//! delete it to `.trash/` (listing the links that break), and move it (rewriting every link to
-//! it). Every note argument is a path, a name or a [[link]] (`names.rs`).
+//! The edit toolset: files by path (seeds 003/004). Append to a note, patch it under a heading, at
+//! a block or in a frontmatter key, list a folder; and seed 004's file tools: read a note
+//! (Markdown or NoteJson, with a content hash), update it (whole file or a patch; by path, name,
+//! the active note or a periodic note; `ifMatch`, dry run), delete it to `.trash/` (listing the
+//! links that break), and move it (rewriting every link to it). Every note argument of the file
+//! tools is a path, a name or a [[link]] (`names.rs`). The tools' arguments are in `params.rs`,
+//! the update planner in `update.rs`, what a move or delete does to links in `links.rs`.
 
 mod links;
 mod params;
@@ -14,12 +17,15 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::{Value, json};
 
-use self::params::{DeleteFile, Format, MoveFile, ReadFile, UpdateFile};
-use super::approval::{Ask, Round};
-use super::diff::content_hash;
-use super::reply::{MAX_ANSWER_BYTES, attempt, fit, ok, ok_content};
-use super::server::Scholia;
-use crate::note::{Frontmatter, Note};
+use self::params::{
+    AppendToNote, DeleteFile, Format, ListFiles, MoveFile, PatchNote, ReadFile, TargetType, UpdateFile,
+};
+use super::shared::{append_lines, existing_text, line_suffix, not_found_hint, refuse};
+use crate::mcp::approval::{Ask, Round, large_removal};
+use crate::mcp::diff::content_hash;
+use crate::mcp::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, fit, ok, ok_content, page};
+use crate::mcp::server::Scholia;
+use crate::note::{Frontmatter, Note, PatchOptions, Target};
 use crate::vault::{Change, Vault, VaultPath};
 
 type Response = Result<CallToolResponse, rmcp::ErrorData>;
@@ -27,8 +33,52 @@ type Response = Result<CallToolResponse, rmcp::ErrorData>;
 /// Room left for lists and diffs in an answer.
 const BUDGET: usize = MAX_ANSWER_BYTES - 2048;
 
-#[tool_router(router = file_tools, vis = "pub(super)")]
+#[tool_router(router = edit, vis = "pub(super)")]
 impl Scholia {
+    /// `patch_note`; `Err` is an answer sent before anything is written. A replace that
+    /// removes much is destructive: approved as such, the previous version kept in `.trash/`.
+    async fn patch_in_note(
+        &self,
+        args: &PatchNote,
+        ctx: &RequestContext<RoleServer>,
+        round: Round,
+    ) -> Result<CallToolResponse, CallToolResponse> {
+        let path = self.resolve_note(&args.path).map_err(refuse)?;
+        path.ensure_writable().map_err(refuse)?;
+        let text = self.vault.read(&path).map_err(not_found_hint).map_err(refuse)?;
+        let target = match args.target_type {
+            TargetType::Heading => Target::Heading(args.target.clone()),
+            TargetType::Block => Target::Block(args.target.clone()),
+            TargetType::Frontmatter => Target::Frontmatter(args.target.clone()),
+        };
+        let options = PatchOptions {
+            delimiter: args.delimiter.clone().unwrap_or_else(|| "::".into()),
+            trim_target: true,
+            create_if_missing: args.create_if_missing,
+        };
+        let patched = crate::note::patch(&text, &target, args.operation.into(), &args.content, &options)
+            .map_err(refuse)?;
+        let removes = large_removal(&text, &patched.text);
+        let mut value = json!({
+            "path": path.as_str(), "created_target": patched.created, "replaced": patched.replaced,
+            "removes": removes,
+        });
+        if args.write.dry_run {
+            return Ok(Self::dry_run_answer(&path, &text, &patched.text, value).into());
+        }
+        let what = match &removes {
+            Some(removes) => format!("replace {} in {path}, which {removes}", args.target),
+            None => format!("edit {path}"),
+        };
+        let version = content_hash(&text);
+        let ask = Ask::new(&what, removes.is_some(), args.write).planned_from(Some(&version));
+        self.ask(ctx, ask, Some(round)).await?;
+        let previous = self.write_over(&path, &text, &patched.text, removes.is_some()).map_err(refuse)?;
+        value["previous_version"] = json!(previous.as_ref().map(VaultPath::as_str));
+        let value = self.link_checked(value, &path, args.content.as_str().unwrap_or_default());
+        Ok(ok(value).into())
+    }
+
     /// Read a note (by vault path, note name, alias or [[link]]): its Markdown, or with format json a NoteJson (content, frontmatter, tags, stat with ctime, mtime, size). Both give a content `hash` to pass as ifMatch to obsidian_update_file. Long notes come in parts: pass the returned next offset.
     #[tool(annotations(
         read_only_hint = true,
@@ -40,7 +90,7 @@ impl Scholia {
         let path = attempt!(self.resolve_note(&args.file_path));
         let text = attempt!(self.vault.read(&path));
         let budget = args.length.unwrap_or(BUDGET).min(BUDGET);
-        let (start, part, truncated) = super::reply::part_of(&text, args.offset, budget);
+        let (start, part, truncated) = crate::mcp::reply::part_of(&text, args.offset, budget);
         let mut value = json!({"path": path.as_str(), "content": part, "size": text.len(), "offset": start,
             "hash": content_hash(&text)});
         // What describes the note comes once, with its first part.
@@ -154,6 +204,72 @@ impl Scholia {
             attempt!(self.apply_move(&old, &new, &plan));
         }
         Ok(moved(&old, &new, &plan, args.write.dry_run).into())
+    }
+
+    /// Append Markdown to the end of a note, creating the note when it does not exist.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn append_to_note(
+        &self,
+        Parameters(args): Parameters<AppendToNote>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Answer {
+        let path = attempt!(self.note_or_new(&args.path));
+        attempt!(path.ensure_writable());
+        if args.write.dry_run {
+            let before = attempt!(existing_text(self.vault.as_ref(), &path));
+            let after = format!("{before}{}", line_suffix(&before, &args.content));
+            let fields = json!({"would_create": !self.vault.exists(&path)});
+            return Ok(Self::dry_run_answer(&path, &before, &after, fields));
+        }
+        attempt!(self.ask_now(&ctx, Ask::edit(&format!("append to {path}"), args.write)).await);
+        let created = attempt!(append_lines(self.vault.as_ref(), &path, "", &args.content));
+        let value = json!({"path": path.as_str(), "created": created});
+        Ok(ok(self.link_checked(value, &path, &args.content)))
+    }
+
+    /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text. A replace that removes a section, a block or more than 1 KB needs the user's approval and keeps the previous version in .trash/.
+    #[tool(annotations(
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn patch_note(
+        &self,
+        Parameters(args): Parameters<PatchNote>,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        match self.patch_in_note(&args, &ctx, Round { state, responses }).await {
+            Ok(answer) | Err(answer) => Ok(answer),
+        }
+    }
+
+    /// List the files and folders directly inside a vault folder (seed 004); folder names end with `/`. Paged: the answer gives the total and, while entries remain, the next arguments.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn obsidian_list_files(&self, Parameters(args): Parameters<ListFiles>) -> Answer {
+        let folder = attempt!(self.folder(Some(&args.dir_path), false));
+        let entries = attempt!(self.vault.list_dir(&folder));
+        let total = entries.len();
+        let window = Window::new(args.offset, args.limit, 1000, 5000);
+        let names = entries
+            .iter()
+            .skip(window.offset)
+            .map(|e| format!("{}{}", e.path.file_name(), if e.is_dir { "/" } else { "" }));
+        let fields = json!({"path": folder.as_str(), "count": total});
+        let value = page(fields, "files", names, total, window, json!({"dirPath": folder.as_str()}));
+        Ok(ok(value))
     }
 }
 

@@ -1,11 +1,11 @@
-//! Arguments of the file tools (seed 004's names), each field described for the agent.
+//! Arguments of the edit tools (the file tools with seed 004's names), each field described for
+//! the agent.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mcp::approval::Write;
-use crate::mcp::params::{PatchOperation, TargetType};
 
 /// `obsidian_read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -144,4 +144,87 @@ pub struct MoveFile {
     /// `dryRun` and `confirm`, as every writing tool takes them.
     #[serde(flatten)]
     pub write: Write,
+}
+
+/// `append_to_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AppendToNote {
+    /// Vault-relative path of the note (created when missing).
+    pub path: String,
+    /// Markdown to add at the end.
+    pub content: String,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// `patch_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PatchNote {
+    /// Vault-relative path of the note.
+    pub path: String,
+    /// append (end of the section / list), prepend (start), or replace.
+    pub operation: PatchOperation,
+    /// What `target` names.
+    #[serde(rename = "targetType")]
+    pub target_type: TargetType,
+    /// A heading (`Notes`, or a path `Project::Notes` with `::`), a block id (`^abc`), or a frontmatter key.
+    pub target: String,
+    /// Markdown for headings and blocks; any JSON value for frontmatter keys.
+    pub content: Value,
+    /// Create the heading (under its existing parents) or key when it is missing. Default false.
+    #[serde(default, rename = "createIfMissing")]
+    pub create_if_missing: bool,
+    /// Separator of heading paths (default `::`).
+    pub delimiter: Option<String>,
+    /// `dryRun` and `confirm`, as every writing tool takes them.
+    #[serde(flatten)]
+    pub write: Write,
+}
+
+/// Where patch content goes.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PatchOperation {
+    /// At the end of the target (a section: before the next heading of the same or higher level).
+    Append,
+    /// At the start of the target (a section: right after its heading line).
+    Prepend,
+    /// Instead of the target's content (the answer returns the replaced text).
+    Replace,
+}
+
+impl From<PatchOperation> for crate::note::Operation {
+    fn from(op: PatchOperation) -> Self {
+        match op {
+            PatchOperation::Append => Self::Append,
+            PatchOperation::Prepend => Self::Prepend,
+            PatchOperation::Replace => Self::Replace,
+        }
+    }
+}
+
+/// What a patch targets.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetType {
+    /// A heading's section.
+    Heading,
+    /// A block (`^id`).
+    Block,
+    /// A frontmatter key.
+    Frontmatter,
+}
+
+/// `obsidian_list_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListFiles {
+    /// Vault-relative folder; `""` or `/` is the vault root.
+    #[serde(rename = "dirPath", alias = "dirpath", alias = "path", default)]
+    pub dir_path: String,
+    /// Skip this many entries (paging; the answer gives the next offset).
+    #[serde(default)]
+    pub offset: usize,
+    /// Most entries to return (default 1000, at most 5000); fewer when they would not fit one answer.
+    pub limit: Option<usize>,
 }
