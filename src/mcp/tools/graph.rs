@@ -257,17 +257,14 @@ impl Scholia {
     }
 
     /// Rebuild the vault index from disk (seed 002): every note is read again on every core while answers keep coming from the current index; then the new index is swapped in and its integrity checked against the vault. Needs the user's approval; reports progress when the client sent a progress token.
-    // Not read-only (it replaces the index, on every core), but it changes no note: the mark keeps
-    // it under --read-only.
-    #[tool(
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        meta = super::changes_no_note()
-    )]
+    // Read-only in MCP's sense: it changes no file of the vault (it replaces the server's index),
+    // so --read-only keeps it; it still asks the user, as it reads every note again.
+    #[tool(annotations(
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
     async fn rebuild_index(
         &self,
         Parameters(args): Parameters<RebuildIndex>,

@@ -17,8 +17,7 @@ mod search;
 mod shared;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{JsonObject, MetaObject, Tool};
-use serde_json::Value;
+use rmcp::model::Tool;
 
 use super::server::Scholia;
 
@@ -68,8 +67,7 @@ impl Toolset {
         }
     }
 
-    /// The set's tools as declared: the router of its file (a tool may still carry the mark of
-    /// [`changes_no_note`], which the server's router, made by [`router()`], takes off).
+    /// The set's tools: the router of its file.
     pub(crate) fn router(self) -> ToolRouter<Scholia> {
         match self {
             Toolset::Annotations => Scholia::annotations(),
@@ -83,43 +81,25 @@ impl Toolset {
     }
 }
 
-/// The `_meta` key of the mark [`changes_no_note`].
-const CHANGES_NO_NOTE: &str = "scholia/changesNoNote";
-
-/// The mark, for `#[tool(meta = …)]`, of a tool whose annotations say it is not read-only but
-/// that changes no file of the vault (`rebuild_index`: it replaces the server's index), so
-/// `--read-only` keeps it. It is read when the server's router is made and taken off there, so
-/// no client sees it.
-pub(super) fn changes_no_note() -> MetaObject {
-    let mut meta = JsonObject::new();
-    meta.insert(CHANGES_NO_NOTE.into(), Value::Bool(true));
-    MetaObject(meta)
-}
-
 /// Whether a tool writes, so `--read-only` hides it: its annotations do not say it is read-only
-/// (`read_only_hint`; none counts as not), and it does not carry the mark of [`changes_no_note`].
+/// (`read_only_hint`; none counts as not).
 fn writes(tool: &Tool) -> bool {
-    let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
-    let marked =
-        tool.meta.as_ref().is_some_and(|meta| meta.0.get(CHANGES_NO_NOTE) == Some(&Value::Bool(true)));
-    !read_only && !marked
+    tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true)
 }
 
 /// The server's tools: those of the `enabled` sets (none: every set), without the tools that
-/// write when `read_only`; the marks of [`changes_no_note`] taken off.
+/// write when `read_only`.
 pub(super) fn router(enabled: &[Toolset], read_only: bool) -> ToolRouter<Scholia> {
     let sets = if enabled.is_empty() { &Toolset::ALL[..] } else { enabled };
     let mut router = ToolRouter::new();
     for set in sets {
         router += set.router();
     }
-    router.map.retain(|_, route| !(read_only && writes(&route.attr)));
-    for route in router.map.values_mut() {
-        if let Some(meta) = route.attr.meta.as_mut() {
-            meta.0.remove(CHANGES_NO_NOTE);
-            if meta.0.is_empty() {
-                route.attr.meta = None;
-            }
+    if read_only {
+        let writing: Vec<String> =
+            router.list_all().into_iter().filter(writes).map(|t| t.name.into_owned()).collect();
+        for name in writing {
+            router.remove_route(&name);
         }
     }
     router
@@ -194,10 +174,8 @@ mod tests {
                 "update_note",
             ]
         );
-        // rebuild_index says it is not read-only, yet changes no note: --read-only keeps it.
         let served = router(&[], true).list_all();
-        let rebuild = served.iter().find(|t| t.name == "rebuild_index").expect("kept under --read-only");
-        assert_eq!(rebuild.annotations.as_ref().and_then(|a| a.read_only_hint), Some(false));
-        assert!(router(&[], false).list_all().iter().all(|t| t.meta.is_none()), "a mark is left");
+        assert!(served.iter().any(|t| t.name == "rebuild_index"), "rebuild_index changes no note");
+        assert!(served.iter().all(|t| !writes(t)));
     }
 }
