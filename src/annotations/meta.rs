@@ -52,11 +52,22 @@ fn key_of(name: &str) -> Option<Key> {
 
 /// Reads the note's metadata; `annotations_from` is where its first annotation starts (a heading
 /// below it is not the title).
-pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_stem: &str) -> Meta {
+/// `unreadable_yaml` is the frontmatter's text when it is not valid YAML (`citekey: @Man1995`):
+/// its `key: value` lines are read one by one.
+pub fn read(
+    fm: &Frontmatter,
+    unreadable_yaml: Option<&str>,
+    lines: &Lines<'_>,
+    annotations_from: usize,
+    file_stem: &str,
+) -> Meta {
     let mut meta = Meta::default();
     let mut date = None;
+    // Better Notes' Markdown export (`$libraryID`, `$itemKey`): `parent:` is the item's title.
+    let better_notes = fm.data.keys().any(|k| k.starts_with('$'));
     for (name, value) in &fm.data {
-        let Some(key) = key_of(name) else { continue };
+        let key = if better_notes && name == "parent" { Some(Key::Title) } else { key_of(name) };
+        let Some(key) = key else { continue };
         let text = match value {
             Value::Array(items) => {
                 let parts: Vec<String> = items.iter().filter_map(scalar_string).map(|s| clean(&s)).collect();
@@ -74,6 +85,13 @@ pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_s
         }
         set(&mut meta, &mut date, key, text, name.eq_ignore_ascii_case("title"));
     }
+    for line in unreadable_yaml.into_iter().flat_map(str::lines) {
+        if let Some((key, value)) = plain_field(line) {
+            let value = value.trim_matches(['"', '\'']);
+            let value = if key == Key::Citekey { value.trim_start_matches('@') } else { value };
+            set(&mut meta, &mut date, key, value.to_string(), false);
+        }
+    }
     let mut h1 = None;
     // The line of the last `Author:: …` field: one author per line (Zotero Integration's
     // `{% for c in creators %}` loops) adds up to one list.
@@ -82,8 +100,16 @@ pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_s
     for i in 0..lines.len() {
         let line = lines.get(i);
         let head = lines.offset(i) < annotations_from;
-        if let Some((key, value)) = field(line).or_else(|| head.then(|| plain_field(line)).flatten()) {
-            if key == Key::Authors && authors_from_fields && author_line.is_some_and(|l| l + 1 == i) {
+        // `**Author**:: Lee, A.</br> **Author**:: Chen, B.`: fields a template put on one line.
+        let segments: Vec<&str> =
+            if line.matches("::").count() > 1 { split_breaks(line) } else { vec![line] };
+        let mut was_field = false;
+        for segment in segments {
+            let Some((key, value)) = field(segment).or_else(|| head.then(|| plain_field(segment)).flatten())
+            else {
+                continue;
+            };
+            if key == Key::Authors && authors_from_fields && author_line.is_some_and(|l| l + 1 >= i) {
                 if let Some(list) = meta.authors.as_mut()
                     && !list.split("; ").any(|a| a == value)
                 {
@@ -96,6 +122,9 @@ pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_s
             if key == Key::Authors {
                 author_line = Some(i);
             }
+            was_field = true;
+        }
+        if was_field {
             continue;
         }
         if h1.is_none()
@@ -117,7 +146,27 @@ pub fn read(fm: &Frontmatter, lines: &Lines<'_>, annotations_from: usize, file_s
     meta
 }
 
+/// A line cut at its HTML line breaks (`<br>`, `</br>`, `<br/>`, `<br />`).
+fn split_breaks(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = line;
+    while let Some(at) =
+        ["<br>", "</br>", "<br/>", "<br />"].iter().filter_map(|b| rest.find(b).map(|i| (i, b.len()))).min()
+    {
+        parts.push(&rest[..at.0]);
+        rest = &rest[at.0 + at.1..];
+    }
+    parts.push(rest);
+    parts
+}
+
 fn set(meta: &mut Meta, date: &mut Option<String>, key: Key, value: String, strong: bool) {
+    // `Ho、 Jain、 Abbeel` (an ideographic comma), `Douglas C. Engelbart,`.
+    let value = if key == Key::Authors {
+        value.replace("、 ", ", ").replace('、', ", ").trim_end_matches([',', ';', ' ']).to_string()
+    } else {
+        value
+    };
     let slot = match key {
         Key::Title => &mut meta.title,
         Key::Authors => &mut meta.authors,
@@ -240,7 +289,8 @@ mod tests {
     fn meta(text: &str) -> Meta {
         let fm = Frontmatter::parse(text);
         let lines = Lines::new(text, crate::note::frontmatter::body_start(text));
-        read(&fm, &lines, text.len(), "key2020")
+        let yaml = fm.block.as_ref().filter(|_| fm.data.is_empty()).map(|b| &text[b.yaml.clone()]);
+        read(&fm, yaml, &lines, text.len(), "key2020")
     }
 
     #[test]
@@ -273,5 +323,23 @@ mod tests {
         assert_eq!(m.authors.as_deref(), Some("Ann Lee"));
         let m = meta("---\nauthors: [Ann Lee]\n---\n> **Author**:: Bo Chen\n> **Author**:: Cy Dee\n");
         assert_eq!(m.authors.as_deref(), Some("Ann Lee"));
+        // On one line, cut by the template's line breaks.
+        let m = meta(">**Author**:: Lee, A.</br> **Author**:: Chen, B.</br> **Author**:: Dee, C.\n");
+        assert_eq!(m.authors.as_deref(), Some("Lee, A.; Chen, B.; Dee, C."));
+        let m = meta("Authors:: Jonathan Ho、 Ajay Jain、 Pieter Abbeel\n");
+        assert_eq!(m.authors.as_deref(), Some("Jonathan Ho, Ajay Jain, Pieter Abbeel"));
+    }
+
+    #[test]
+    fn a_frontmatter_that_is_not_yaml_is_read_line_by_line() {
+        let m = meta("---\ncitekey: @Man1995\nyear: 1995\n---\n# A Title\n");
+        assert_eq!((m.citekey.as_deref(), m.year.as_deref()), (Some("Man1995"), Some("1995")));
+    }
+
+    #[test]
+    fn better_notes_names_the_title_parent() {
+        let m = meta("---\nparent: 'Augmenting Human Intellect'\n$libraryID: 1\n---\nkey2020\n");
+        assert_eq!(m.title.as_deref(), Some("Augmenting Human Intellect"));
+        assert_eq!(meta("---\nparent: '[[Index]]'\n---\n").title, None);
     }
 }

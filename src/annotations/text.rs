@@ -74,7 +74,9 @@ pub fn label_page(label: &str) -> Option<String> {
     let last = label.rsplit(',').next().unwrap_or(label).trim().trim_start_matches('@');
     let lower = last.to_lowercase();
     let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
-    if !is_page || last.is_empty() {
+    // `Engelbart, 1962`: a citation without a locator ends with the year.
+    let year = label.contains(',') && label.split(',').count() == 2 && last.len() == 4;
+    if !is_page || last.is_empty() || year && !lower.starts_with('p') {
         return None;
     }
     // A page is a number or a roman numeral (`12`, `S12`, `xii`, `A-3`), not a word (`PDF`).
@@ -346,6 +348,18 @@ mod tests {
         // Words that merely start with a hash, or a caret inside the text, stay.
         assert_eq!(strip_trailing_debris("C# is used, see x^2"), "C# is used, see x^2");
         assert_eq!(strip_trailing_debris("#1 result"), "#1 result");
+    }
+
+    #[test]
+    fn printed_pages() {
+        assert_eq!(label_page("(Lee, 2020, p. 5)").as_deref(), Some("5"));
+        assert_eq!(label_page("page 12").as_deref(), Some("12"));
+        assert_eq!(label_page("14").as_deref(), Some("14"));
+        assert_eq!(label_page("p. xii").as_deref(), Some("xii"));
+        // A citation without a locator ends with the year, not a page.
+        assert_eq!(label_page("Engelbart, 1962"), None);
+        assert_eq!(label_page("Lee, p. 1962").as_deref(), Some("1962"));
+        assert_eq!(label_page("PDF"), None);
     }
 
     #[test]

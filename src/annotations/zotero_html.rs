@@ -114,6 +114,9 @@ fn paragraph(p: &str) -> Option<Draft<'static>> {
             draft.image = key.map(|k| format!("{k}.png"));
         }
         rest.replace_range(open..end.min(rest.len()), " ");
+        if label == "image" {
+            drop_empty_image_link(&mut rest);
+        }
     }
     let citation = take_citation(&mut rest);
     if draft.label.is_none() {
@@ -130,6 +133,21 @@ fn paragraph(p: &str) -> Option<Draft<'static>> {
         draft.comment.push(Cow::Owned(comment.to_string()));
     }
     Some(draft)
+}
+
+/// Removes what is left of a Markdown image the `<img>` was the alt text of (a Markdown export of
+/// the note: `![\<img …>](attachments/KEY.png)\`): `![\ ](…)` and its line-break backslash.
+fn drop_empty_image_link(rest: &mut String) {
+    let Some(open) = rest.find("![") else { return };
+    let alt = &rest[open + 2..];
+    let alt_len = alt.len() - alt.trim_start_matches(['\\', ' ']).len();
+    let Some(target) = alt[alt_len..].strip_prefix("](") else { return };
+    let Some(close) = target.find(')') else { return };
+    let mut end = open + 2 + alt_len + 2 + close + 1;
+    if rest[end..].starts_with('\\') {
+        end += 1;
+    }
+    rest.replace_range(open..end, " ");
 }
 
 /// Colour, page label and deep link from the `data-annotation` JSON.
@@ -349,6 +367,19 @@ mod tests {
         assert_eq!(d.color.hex.as_deref(), Some("#5fb236"));
         assert_eq!(d.page.as_deref(), Some("iv"));
         assert_eq!(d.link.as_deref(), Some("zotero://open-pdf/library/items/ATT1?page=6&annotation=AK1"));
+    }
+
+    #[test]
+    fn an_image_in_a_markdown_image_leaves_no_debris() {
+        let data = "%7B%22annotationKey%22%3A%22IMG1%22%2C%22color%22%3A%22%23ffd400%22%2C%22pageLabel%22%3A%2218%22%7D";
+        let text = format!(
+            "## Figures\n\n![\\<img alt=\"\" data-attachment-key=\"IMG1\" data-annotation=\"{data}\" src=\"attachments/IMG1.png\" ztype=\"zimage\">](attachments/IMG1.png)\\\n<span class=\"citation\" data-citation=\"x\" ztype=\"zcitation\">(<span class=\"citation-item\">Vey, 2020, p. 18</span>)</span>\n"
+        );
+        let found = read(&text, 0);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let d = &found[0].1;
+        assert_eq!((d.image.as_deref(), d.page.as_deref()), (Some("IMG1.png"), Some("18")));
+        assert!(d.comment.is_empty(), "{:?}", d.comment);
     }
 
     #[test]
