@@ -181,7 +181,9 @@ fn set(meta: &mut Meta, date: &mut Option<String>, key: Key, value: String, stro
 
 /// `Key:: value`, `**Key:** value`, `**Key**: value`, `- **Key:** value`, `> **Key**:: value`.
 fn field(line: &str) -> Option<(Key, String)> {
+    // `#### Paper:: …`: a field on a heading line is a field (as Dataview reads it).
     let t = unquote(line, 4).trim_start_matches(['-', '*', '+', ' ', '\t']);
+    let t = t.strip_prefix('#').map_or(t, |h| h.trim_start_matches('#').trim_start());
     let t = line_start_bold(line).unwrap_or(t);
     let (name, value) = if let Some(i) = find(t, "::") {
         (&t[..i], &t[i + 2..])
@@ -328,6 +330,12 @@ mod tests {
         assert_eq!(m.authors.as_deref(), Some("Lee, A.; Chen, B.; Dee, C."));
         let m = meta("Authors:: Jonathan Ho、 Ajay Jain、 Pieter Abbeel\n");
         assert_eq!(m.authors.as_deref(), Some("Jonathan Ho, Ajay Jain, Pieter Abbeel"));
+    }
+
+    #[test]
+    fn a_field_on_a_heading_line_is_a_field() {
+        let m = meta("#### Paper:: Tendon Stiffness\n\n# text\n");
+        assert_eq!(m.title.as_deref(), Some("Tendon Stiffness"));
     }
 
     #[test]
