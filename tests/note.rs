@@ -59,6 +59,15 @@ fn crlf_and_bom_give_the_same_model() {
     }
 }
 
+#[test]
+fn an_indented_callout_spans_its_header_line() {
+    let text = "Text.\n  >[!note] git checkout 分支名\n  > more\n";
+    let note = Note::parse(text);
+    let callout = &note.callouts[0];
+    assert_eq!((callout.kind.as_str(), callout.title.as_str()), ("note", "git checkout 分支名"));
+    assert!(text[callout.span.clone()].starts_with(">[!note] git checkout 分支名\n  > more"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -71,7 +80,7 @@ proptest! {
     }
 
     #[test]
-    fn parse_never_panics_on_markdown_soup(text in "([#>\\[\\]!|^%`$*\\-: \n\r]|[a-zé]){0,300}") {
+    fn parse_never_panics_on_markdown_soup(text in "([#>\\[\\]!|^%`$*\\-: \n\r]|[a-zé名]){0,300}") {
         let note = Note::parse(&text);
         for i in 0..note.headings.len() { prop_assert!(text.get(note.section(i, &text)).is_some()); }
         for c in &note.comments { prop_assert!(text.get(c.clone()).is_some()); }

@@ -108,7 +108,7 @@ fn prose_line(note: &mut Note, pos: usize, line: &str, line_no: usize) -> Block 
         return Block::Prose;
     }
     if first == Some(b'>') {
-        callout_header(note, t, pos, line_no);
+        callout_header(note, t, pos + indent, line_no);
     }
     task(note, line, pos, line_no);
     let body = callout_or_quote_body(t);
