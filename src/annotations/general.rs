@@ -466,6 +466,7 @@ fn info(raw: &str) -> Info {
     if memchr::memchr3(b'[', b'<', b'!', bytes).is_none()
         && memchr::memchr2(b'^', b'*', bytes).is_none()
         && memchr::memmem::find(bytes, b"(p").is_none()
+        && !bytes.trim_ascii_end().ends_with(b")")
     {
         info.rest = inner.trim().to_string();
         return info;
@@ -761,6 +762,16 @@ fn take_pages(rest: &mut String, info: &mut Info) {
             from = j;
         }
     }
+    // `“text” (“Title”, 2007, p. 1)`: Zotero's citation, printed without its link, ends the line.
+    if let Some(open) = trailing_parens(rest)
+        && let Some((_, last)) = rest[open + 1..rest.trim_end().len() - 1].rsplit_once(',')
+        && let last = last.trim()
+        && (last.starts_with("p.") || last.starts_with("pp."))
+        && let Some(p) = page_of_locator(last)
+    {
+        info.page.get_or_insert(p);
+        rest.truncate(open);
+    }
     let t = rest.trim();
     for (open, close) in [("*", "*"), ("**", "**"), ("_", "_"), ("", "")] {
         if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
@@ -782,6 +793,28 @@ fn take_pages(rest: &mut String, info: &mut Info) {
         info.page.get_or_insert(r[..end].trim().to_string());
         *rest = r[end + 2..].trim_start_matches([' ', '—', '–', '-']).to_string();
     }
+}
+
+/// Where the parentheses that end `text` open (nested ones inside them skipped).
+fn trailing_parens(text: &str) -> Option<usize> {
+    let t = text.trim_end();
+    if !t.ends_with(')') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, c) in t.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Colour and type words around an anchor (`“…” Yellow Highlight`, a callout's `Highlight`, a
