@@ -89,6 +89,11 @@ pub fn read(
         if let Some((key, value)) = plain_field(line) {
             let value = value.trim_matches(['"', '\'']);
             let value = if key == Key::Citekey { value.trim_start_matches('@') } else { value };
+            // A value that broke the YAML itself (`[broken`) or a key that is not one is left out.
+            let whole_key = super::text::citekey_prefix(value) == Some(value);
+            if value.starts_with(['[', '{']) || key == Key::Citekey && !whole_key {
+                continue;
+            }
             set(&mut meta, &mut date, key, value.to_string(), false);
         }
     }
