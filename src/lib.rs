@@ -25,6 +25,7 @@
 //! ```
 
 pub mod annotations;
+pub(crate) mod cores;
 pub mod diag;
 pub mod index;
 pub mod library;
