@@ -17,6 +17,8 @@ mod search;
 mod server;
 mod status;
 mod stdio;
+#[cfg(test)]
+mod subscription_tests;
 mod subscriptions;
 mod tools;
 
