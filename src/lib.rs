@@ -26,6 +26,7 @@
 
 pub mod annotations;
 pub(crate) mod cores;
+pub mod dates;
 pub mod diag;
 pub mod index;
 pub mod library;

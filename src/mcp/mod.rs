@@ -4,8 +4,6 @@
 
 mod approval;
 mod cli;
-mod dates;
-mod diff;
 mod guard;
 mod http;
 mod indexed;
@@ -13,7 +11,6 @@ mod linkcheck;
 mod names;
 mod reply;
 mod save;
-mod search;
 mod server;
 mod status;
 mod stdio;

@@ -5,6 +5,7 @@
 //! keys); `resolve` resolves links as Obsidian does.
 
 pub mod anchor;
+pub mod diff;
 pub mod edit;
 mod error;
 pub mod fm_edit;

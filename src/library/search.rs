@@ -1,6 +1,6 @@
-//! Search over the vault's notes: a literal scan that returns every match (narrowed by the index
-//! to the notes that can hold the text, and read on every core), a regular-expression scan, and
-//! ranked search over the index with highlighted snippets.
+//! Search over the vault's notes (the MCP search tools'): a literal scan that returns every match
+//! (narrowed by the index to the notes that can hold the text, and read on every core), a
+//! regular-expression scan, and ranked search over the index with highlighted snippets.
 
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
