@@ -34,6 +34,7 @@ pub mod library;
 pub mod mcp;
 pub mod note;
 pub mod periodic;
+pub mod suggest;
 pub mod synthesis;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]
