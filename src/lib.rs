@@ -25,6 +25,8 @@
 //! ```
 
 pub mod annotations;
+pub(crate) mod cores;
+pub mod dates;
 pub mod diag;
 pub mod index;
 pub mod library;
@@ -32,6 +34,7 @@ pub mod library;
 pub mod mcp;
 pub mod note;
 pub mod periodic;
+pub mod suggest;
 pub mod synthesis;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]

@@ -4,7 +4,6 @@
 //! parallel build and the file watcher of the server live in `service` (feature `mcp`).
 
 mod changed;
-pub(crate) mod cores;
 pub mod filter;
 pub mod graph;
 pub mod query;

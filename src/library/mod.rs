@@ -3,7 +3,9 @@
 
 pub mod detect;
 pub mod doctor;
+pub mod moves;
 pub mod pattern;
+pub mod search;
 pub mod setup;
 
 use serde::Serialize;

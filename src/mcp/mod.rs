@@ -4,8 +4,6 @@
 
 mod approval;
 mod cli;
-mod dates;
-mod diff;
 mod guard;
 mod http;
 mod indexed;
@@ -13,10 +11,11 @@ mod linkcheck;
 mod names;
 mod reply;
 mod save;
-mod search;
 mod server;
 mod status;
 mod stdio;
+#[cfg(test)]
+mod subscription_tests;
 mod subscriptions;
 mod tools;
 

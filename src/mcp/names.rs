@@ -8,8 +8,9 @@ use serde_json::Value;
 use unicode_normalization::UnicodeNormalization;
 
 use super::server::Scholia;
-use crate::index::graph::{Graph, edit_distance};
+use crate::index::graph::Graph;
 use crate::note::{LinkResolver, LinkStyle, Resolution};
+use crate::suggest::closest_several;
 use crate::vault::{Vault, VaultPath};
 
 /// What a note reference names.
@@ -227,7 +228,9 @@ fn missing_message(target: &str, graph: &Graph) -> String {
             .map(move |name| (name, &n.path))
     });
     let files = graph.attachments().map(|a| (a.path.file_name(), &a.path));
-    let mut near = closest(target, notes.chain(files));
+    let notes = notes.map(|(name, path)| (name, path.as_str()));
+    let files = files.map(|(name, path)| (name, path.as_str()));
+    let mut near = closest_several(target, notes.chain(files), SUGGESTIONS);
     near.dedup();
     let hint = "find notes with search_vault or list a folder with obsidian_list_files";
     if near.is_empty() {
@@ -240,37 +243,6 @@ fn missing_message(target: &str, graph: &Graph) -> String {
     }
 }
 
-/// The paths of the names closest to `target`'s last part: names that contain it (or that it
-/// contains) first, then by edit distance (at most a third of the name), then by path.
-fn closest<'a>(target: &str, names: impl Iterator<Item = (&'a str, &'a VaultPath)>) -> Vec<String> {
-    let wanted = target.rsplit('/').next().unwrap_or(target);
-    let wanted: Vec<char> = wanted.strip_suffix(".md").unwrap_or(wanted).to_lowercase().chars().collect();
-    let max = (wanted.len() / 3).max(2);
-    let mut scored: Vec<(bool, usize, &str)> = names
-        .filter_map(|(name, path)| {
-            let name: Vec<char> = name.to_lowercase().chars().collect();
-            let contains = contains(&name, &wanted) || contains(&wanted, &name);
-            let distance = edit_distance(&wanted, &name, usize::MAX).unwrap_or(usize::MAX);
-            (contains || distance <= max).then_some((!contains, distance, path.as_str()))
-        })
-        .collect();
-    scored.sort();
-    let mut out: Vec<String> = Vec::new();
-    for (_, _, path) in scored {
-        if !out.iter().any(|p| p == path) {
-            out.push(path.to_string());
-        }
-        if out.len() == SUGGESTIONS {
-            break;
-        }
-    }
-    out
-}
-
-fn contains(hay: &[char], needle: &[char]) -> bool {
-    needle.len() >= 3 && hay.windows(needle.len()).any(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,17 +253,5 @@ mod tests {
         assert_eq!(link_target("![[pic.png|300]]"), "pic.png");
         assert_eq!(link_target("[[Name]]"), "Name");
         assert_eq!(link_target("Projects/Alpha.md"), "Projects/Alpha.md");
-    }
-
-    #[test]
-    fn suggests_close_names_first() {
-        let paths: Vec<VaultPath> = ["A/Meeting.md", "B/Meetings 2024.md", "C/Plan.md"]
-            .iter()
-            .map(|p| VaultPath::new(p).unwrap())
-            .collect();
-        let names = paths.iter().map(|p| (p.stem(), p));
-        assert_eq!(closest("Meting", names.clone()), ["A/Meeting.md"]);
-        assert_eq!(closest("meeting", names.clone()), ["A/Meeting.md", "B/Meetings 2024.md"]);
-        assert!(closest("Zzzzzz", names).is_empty());
     }
 }

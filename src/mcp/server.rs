@@ -7,12 +7,13 @@ use std::sync::{Arc, OnceLock};
 use rmcp::handler::server::router::{prompt::PromptRouter, tool::ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, prompt, prompt_handler, prompt_router, tool_handler,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 
 use super::status::Transport;
 use super::subscriptions::{self, Subscriptions};
@@ -173,7 +174,7 @@ impl Scholia {
 
     /// The resource URI of a note: `scholia://note/` and the percent-encoded vault path.
     fn uri(path: &VaultPath) -> String {
-        let mut uri = String::from("scholia://note/");
+        let mut uri = String::from(NOTE_URI);
         for byte in path.as_str().bytes() {
             if byte.is_ascii_alphanumeric() || b"-._~/@".contains(&byte) {
                 uri.push(byte as char);
@@ -182,6 +183,61 @@ impl Scholia {
             }
         }
         uri
+    }
+}
+
+/// How every note resource URI starts.
+const NOTE_URI: &str = "scholia://note/";
+
+/// Resource subscriptions (the feed and the forwarding are `subscriptions.rs`'s).
+impl Scholia {
+    /// This server for a new session: the same vault, index and settings, no subscriptions.
+    pub(super) fn new_session(&self) -> Self {
+        let mut session = self.clone();
+        session.subscriptions = Arc::new(self.subscriptions.for_new_session());
+        // "Allow for this session" is one client's answer: it must not approve another's calls.
+        session.approved = Arc::new(AtomicBool::new(false));
+        session
+    }
+
+    /// The note a resource URI names (existing or not): a `scholia://note/` URI whose
+    /// percent-decoded path is a Markdown note inside the vault, outside hidden folders.
+    fn uri_note(&self, uri: &str) -> Result<VaultPath, McpError> {
+        let bad = |why: String| McpError::invalid_params(why, Some(json!({"uri": uri})));
+        let raw = uri.strip_prefix(NOTE_URI).ok_or_else(|| {
+            bad(format!(
+                "{uri} is not a note resource: note URIs are {NOTE_URI} and the note's vault path, as resources/list gives them"
+            ))
+        })?;
+        let path = self
+            .note_path(&crate::note::percent_decode(raw))
+            .map_err(|e| bad(format!("{uri} does not name a note inside the vault: {e}")))?;
+        if !path.is_markdown() || path.is_hidden() {
+            return Err(bad(format!(
+                "{uri} is not a note: only Markdown notes outside hidden folders are resources; see resources/list"
+            )));
+        }
+        Ok(path)
+    }
+
+    /// `resources/subscribe`: follows the note `uri` names, which must exist.
+    fn subscribe_note(&self, uri: String, peer: Peer<RoleServer>) -> Result<(), McpError> {
+        let path = self.uri_note(&uri)?;
+        if !self.vault.exists(&path) {
+            return Err(McpError::resource_not_found(
+                format!("no note at {path}; subscribe to a note URI that resources/list gives"),
+                Some(json!({"uri": uri})),
+            ));
+        }
+        self.subscriptions.follow(path, uri, peer)
+    }
+
+    /// `resources/unsubscribe`: stops following the note `uri` names (under any URI); a note
+    /// not followed, or gone since, is no error.
+    fn unsubscribe_note(&self, uri: &str) -> Result<(), McpError> {
+        let path = self.uri_note(uri)?;
+        self.subscriptions.unfollow(&path);
+        Ok(())
     }
 }
 
@@ -375,15 +431,17 @@ impl ServerHandler for Scholia {
 
     /// A 2025 session starts hearing about list changes as soon as it is initialized.
     async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
-        self.start_forwarding(ctx.peer);
+        self.subscriptions.start_forwarding(ctx.peer);
     }
 
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        Some(self.accepted_filter(requested))
+        Some(Subscriptions::accepted_filter(requested, |uri| {
+            self.uri_note(uri).is_ok_and(|path| self.vault.exists(&path))
+        }))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        self.listen_to_notes(context).await
+        self.subscriptions.listen(context, |uri| self.uri_note(uri).ok()).await
     }
 
     /// Accepts a log level; the server sends no log messages (its logs go to stderr).

@@ -26,20 +26,16 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer};
-use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::server::Scholia;
 use crate::index::NoteChanges;
 use crate::index::service::IndexService;
-use crate::vault::{Vault, VaultPath};
+use crate::vault::VaultPath;
 
-/// How every note resource URI starts.
-const NOTE_URI: &str = "scholia://note/";
 /// Batches of changes a session may fall behind by; one that falls further is told that every
 /// note it follows changed, and that the list changed.
-const BACKLOG: usize = 256;
+pub(super) const BACKLOG: usize = 256;
 /// Notes one session may follow.
 const MAX_FOLLOWED: usize = 10_000;
 
@@ -66,7 +62,7 @@ type Followed = BTreeMap<VaultPath, BTreeSet<String>>;
 /// One session's subscriptions (protocol 2025-11-25 and earlier).
 #[derive(Debug)]
 pub(super) struct Subscriptions {
-    feed: Feed,
+    pub(super) feed: Feed,
     followed: Mutex<Followed>,
     /// Whether the forwarding task was started.
     forwarding: AtomicBool,
@@ -161,59 +157,32 @@ async fn forward(
     }
 }
 
-impl Scholia {
-    /// This server for a new session: the same vault, index and settings, no subscriptions.
-    pub(super) fn new_session(&self) -> Self {
-        let mut session = self.clone();
-        session.subscriptions = Arc::new(Subscriptions::new(self.subscriptions.feed.clone()));
-        // "Allow for this session" is one client's answer: it must not approve another's calls.
-        session.approved = Arc::new(AtomicBool::new(false));
-        session
-    }
-
-    /// The note a resource URI names (existing or not): a `scholia://note/` URI whose
-    /// percent-decoded path is a Markdown note inside the vault, outside hidden folders.
-    fn uri_note(&self, uri: &str) -> Result<VaultPath, McpError> {
-        let bad = |why: String| McpError::invalid_params(why, Some(json!({"uri": uri})));
-        let raw = uri.strip_prefix(NOTE_URI).ok_or_else(|| {
-            bad(format!(
-                "{uri} is not a note resource: note URIs are {NOTE_URI} and the note's vault path, as resources/list gives them"
-            ))
-        })?;
-        let path = self
-            .note_path(&crate::note::percent_decode(raw))
-            .map_err(|e| bad(format!("{uri} does not name a note inside the vault: {e}")))?;
-        if !path.is_markdown() || path.is_hidden() {
-            return Err(bad(format!(
-                "{uri} is not a note: only Markdown notes outside hidden folders are resources; see resources/list"
-            )));
-        }
-        Ok(path)
+impl Subscriptions {
+    /// Subscriptions of a new session to the same feed, following nothing yet.
+    pub(super) fn for_new_session(&self) -> Self {
+        Self::new(self.feed.clone())
     }
 
     /// Starts this session's forwarding task (once) if it is not running: notifications for
     /// the notes it follows and list changes go to `peer`.
-    pub(super) fn start_forwarding(&self, peer: Peer<RoleServer>) {
-        let session = &self.subscriptions;
-        if session.forwarding.swap(true, Ordering::SeqCst) {
+    pub(super) fn start_forwarding(self: &Arc<Self>, peer: Peer<RoleServer>) {
+        if self.forwarding.swap(true, Ordering::SeqCst) {
             return;
         }
         // Read the feed from now on, before the subscription is confirmed.
-        let feed = session.feed.subscribe();
-        tokio::spawn(forward(Arc::downgrade(session), session.ended.clone(), feed, peer));
+        let feed = self.feed.subscribe();
+        tokio::spawn(forward(Arc::downgrade(self), self.ended.clone(), feed, peer));
     }
 
-    /// `resources/subscribe`: follows the note `uri` names, which must exist.
-    pub(super) fn subscribe_note(&self, uri: String, peer: Peer<RoleServer>) -> Result<(), McpError> {
-        let path = self.uri_note(&uri)?;
-        if !self.vault.exists(&path) {
-            return Err(McpError::resource_not_found(
-                format!("no note at {path}; subscribe to a note URI that resources/list gives"),
-                Some(json!({"uri": uri})),
-            ));
-        }
+    /// `resources/subscribe`: follows the existing note at `path` under `uri`.
+    pub(super) fn follow(
+        self: &Arc<Self>,
+        path: VaultPath,
+        uri: String,
+        peer: Peer<RoleServer>,
+    ) -> Result<(), McpError> {
         {
-            let mut followed = self.subscriptions.followed();
+            let mut followed = self.followed();
             if followed.len() >= MAX_FOLLOWED && !followed.contains_key(&path) {
                 return Err(McpError::invalid_params(
                     format!("this session already follows {MAX_FOLLOWED} notes; unsubscribe from some first"),
@@ -226,26 +195,24 @@ impl Scholia {
         Ok(())
     }
 
-    /// `resources/unsubscribe`: stops following the note `uri` names (under any URI); a note
-    /// not followed, or gone since, is no error.
-    pub(super) fn unsubscribe_note(&self, uri: &str) -> Result<(), McpError> {
-        let path = self.uri_note(uri)?;
-        self.subscriptions.followed().remove(&path);
-        Ok(())
+    /// `resources/unsubscribe`: stops following the note at `path` (under any URI); a note not
+    /// followed is no error.
+    pub(super) fn unfollow(&self, path: &VaultPath) {
+        self.followed().remove(path);
     }
 
     /// The part of a `subscriptions/listen` filter this server serves (protocol 2026-07-28):
-    /// resource list changes, and updates of the requested URIs that name existing notes.
-    pub(super) fn accepted_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+    /// resource list changes, and updates of the requested URIs that `names_note` accepts (those
+    /// that name existing notes).
+    pub(super) fn accepted_filter(
+        requested: &SubscriptionFilter,
+        names_note: impl Fn(&str) -> bool,
+    ) -> SubscriptionFilter {
         let mut accepted = SubscriptionFilter::builder();
         if requested.resources_list_changed == Some(true) {
             accepted = accepted.resources_list_changed();
         }
-        let uris = requested
-            .resource_subscriptions
-            .iter()
-            .flatten()
-            .filter(|uri| self.uri_note(uri).is_ok_and(|path| self.vault.exists(&path)));
+        let uris = requested.resource_subscriptions.iter().flatten().filter(|uri| names_note(uri));
         let uris: Vec<&String> = uris.take(MAX_FOLLOWED).collect();
         if !uris.is_empty() {
             accepted = accepted.resource_subscriptions(uris.into_iter().cloned());
@@ -254,13 +221,17 @@ impl Scholia {
     }
 
     /// Serves one `subscriptions/listen` request (protocol 2026-07-28) until it is cancelled or
-    /// the client goes away.
-    pub(super) async fn listen_to_notes(&self, context: SubscriptionContext) -> Result<(), McpError> {
+    /// the client goes away; `note_of` is the note a URI names.
+    pub(super) async fn listen(
+        &self,
+        context: SubscriptionContext,
+        note_of: impl Fn(&str) -> Option<VaultPath>,
+    ) -> Result<(), McpError> {
         let accepted = context.accepted();
         let lists = accepted.resources_list_changed == Some(true);
         let mut followed = Followed::new();
         for uri in accepted.resource_subscriptions.iter().flatten() {
-            if let Ok(path) = self.uri_note(uri) {
+            if let Some(path) = note_of(uri) {
                 followed.entry(path).or_default().insert(uri.clone());
             }
         }
@@ -268,7 +239,7 @@ impl Scholia {
             context.cancelled().await;
             return Ok(());
         }
-        let mut feed = self.subscriptions.feed.subscribe();
+        let mut feed = self.feed.subscribe();
         let sink = context.sink();
         loop {
             let item = tokio::select! {
@@ -286,139 +257,5 @@ impl Scholia {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::{Duration, Instant};
-
-    use rmcp::model::{ProtocolVersion, SubscribeRequestParams};
-    use rmcp::service::{NotificationContext, RunningService};
-    use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
-    use tokio::sync::mpsc;
-
-    use super::*;
-    use crate::index::service::IndexOptions;
-    use crate::mcp::Settings;
-    use crate::vault::config::Config;
-
-    /// A client that passes on the URIs of `resources/updated`.
-    #[derive(Clone)]
-    struct Ears(mpsc::UnboundedSender<String>);
-
-    impl rmcp::ClientHandler for Ears {
-        async fn on_resource_updated(
-            &self,
-            params: ResourceUpdatedNotificationParam,
-            _ctx: NotificationContext<RoleClient>,
-        ) {
-            let _ = self.0.send(params.uri);
-        }
-    }
-
-    /// A server over a vault of two notes, `a.md` and `b.md` (no watcher: changes are fed by hand).
-    fn server() -> (Scholia, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.md"), "a").unwrap();
-        std::fs::write(dir.path().join("b.md"), "b").unwrap();
-        let config = Config {
-            vault: dir.path().canonicalize().unwrap(),
-            vault_source: "test".into(),
-            annotations_folder: None,
-            synthesis_folder: "Synthesis".into(),
-            template_path: None,
-            colors: Vec::new(),
-        };
-        let options = IndexOptions { watch: false, ..IndexOptions::default() };
-        (Scholia::with_index(Settings::new(config), options).unwrap(), dir)
-    }
-
-    #[test]
-    fn a_new_session_starts_with_its_own_subscriptions_and_approvals() {
-        let (server, _dir) = server();
-        server.approved.store(true, std::sync::atomic::Ordering::Relaxed);
-        let session = server.new_session();
-        assert!(!session.approved.load(std::sync::atomic::Ordering::Relaxed));
-        assert!(!Arc::ptr_eq(&session.subscriptions, &server.subscriptions));
-        assert!(Arc::ptr_eq(&session.index, &server.index));
-    }
-
-    fn serve(server: Scholia) -> tokio::io::DuplexStream {
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        client_io
-    }
-
-    async fn client(server: Scholia) -> (RunningService<RoleClient, Ears>, mpsc::UnboundedReceiver<String>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        (Ears(tx).serve(serve(server)).await.unwrap(), rx)
-    }
-
-    async fn until(what: &str, check: impl Fn() -> bool) {
-        let start = Instant::now();
-        while !check() {
-            assert!(start.elapsed() < Duration::from_secs(20), "{what} never happened");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-
-    fn modified(paths: &[&str]) -> Arc<NoteChanges> {
-        let modified = paths.iter().map(|p| VaultPath::new(p).unwrap()).collect();
-        Arc::new(NoteChanges { modified, ..NoteChanges::default() })
-    }
-
-    #[allow(deprecated)]
-    #[tokio::test]
-    async fn each_session_hears_of_its_own_notes_and_stops_listening_when_it_ends() {
-        let (server, _dir) = server();
-        let feed = server.subscriptions.feed.clone();
-        let (one, mut heard_one) = client(server.new_session()).await;
-        let (two, mut heard_two) = client(server.new_session()).await;
-        one.subscribe(SubscribeRequestParams::new("scholia://note/a.md")).await.unwrap();
-        two.subscribe(SubscribeRequestParams::new("scholia://note/b")).await.unwrap();
-        assert_eq!(feed.receiver_count(), 2);
-        feed.send(modified(&["a.md", "b.md"])).unwrap();
-        assert_eq!(heard_one.recv().await.unwrap(), "scholia://note/a.md");
-        assert_eq!(heard_two.recv().await.unwrap(), "scholia://note/b");
-        feed.send(modified(&["b.md"])).unwrap();
-        feed.send(modified(&["a.md"])).unwrap();
-        assert_eq!(heard_one.recv().await.unwrap(), "scholia://note/a.md", "b.md is not session one's");
-        one.cancel().await.unwrap();
-        until("session one letting go of the feed", || feed.receiver_count() == 1).await;
-        // The other session still hears; nothing breaks for the one that ended.
-        feed.send(modified(&["a.md", "b.md"])).unwrap();
-        assert_eq!(heard_two.recv().await.unwrap(), "scholia://note/b");
-        assert_eq!(heard_two.recv().await.unwrap(), "scholia://note/b");
-        drop(two);
-        until("session two letting go of the feed", || feed.receiver_count() == 0).await;
-    }
-
-    #[tokio::test]
-    async fn a_listen_request_reads_the_feed_until_it_is_cancelled() {
-        let (server, _dir) = server();
-        let feed = server.subscriptions.feed.clone();
-        let client = ()
-            .serve_with_lifecycle(
-                serve(server),
-                ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
-            )
-            .await
-            .unwrap();
-        let filter = SubscriptionFilter::builder().resource_subscription("scholia://note/a.md").build();
-        let mut subscription = client.listen(filter).await.unwrap();
-        until("the listen request reading the feed", || feed.receiver_count() == 1).await;
-        // A batch lost by a slow reader counts as a change of every note followed.
-        for _ in 0..=BACKLOG {
-            feed.send(modified(&["b.md"])).unwrap();
-        }
-        let next = subscription.next().await.unwrap();
-        assert!(matches!(next, Some(rmcp::model::ServerNotification::ResourceUpdatedNotification(_))));
-        subscription.cancel().await.unwrap();
-        until("the listen request letting go of the feed", || feed.receiver_count() == 0).await;
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::edit::EditError;
+use super::error::EditError;
 use super::frontmatter::{self, locate};
 use super::yaml;
 

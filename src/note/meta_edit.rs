@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Note;
-use super::edit::EditError;
+use super::error::EditError;
 use super::fm_edit::{self, find_key};
 use super::frontmatter::Frontmatter;
 

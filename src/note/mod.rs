@@ -5,7 +5,9 @@
 //! keys); `resolve` resolves links as Obsidian does.
 
 pub mod anchor;
+pub mod diff;
 pub mod edit;
+mod error;
 pub mod fm_edit;
 pub mod frontmatter;
 mod inline;
@@ -16,7 +18,8 @@ pub mod resolve;
 pub mod rewrite;
 mod yaml;
 
-pub use edit::{EditError, Operation, PatchOptions, Patched, Target, find_heading, patch};
+pub use edit::{Operation, PatchOptions, Patched, Target, find_heading, patch};
+pub use error::EditError;
 pub use frontmatter::Frontmatter;
 pub use inline::percent_decode;
 pub use model::{BlockId, Callout, Heading, InlineField, Link, LinkKind, Span, Tag, Task};

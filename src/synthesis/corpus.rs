@@ -10,7 +10,8 @@ use crate::annotations::Annotation;
 
 use super::SourceNote;
 use super::items::Group;
-use super::outline::{Outline, nonempty};
+use super::markdown::nonempty;
+use super::outline::Outline;
 use super::palette::Palette;
 use super::themes::{display_name, is_generic, salient_terms, theme_key};
 

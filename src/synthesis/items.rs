@@ -4,8 +4,7 @@ use crate::annotations::Annotation;
 use crate::annotations::colors::{CODE, DETAIL, NEGATIVE, OTHER, POSITIVE, QUESTION};
 
 use super::GroupTitles;
-use super::markdown::{clean_text, code_span, one_line, push_fence, push_item};
-use super::outline::nonempty;
+use super::markdown::{clean_text, code_span, nonempty, one_line, push_fence, push_item};
 
 /// A semantic group: one per colour meaning, in seed 001's order.
 #[derive(Debug, Clone, PartialEq, Eq)]

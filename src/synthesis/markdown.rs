@@ -223,6 +223,11 @@ fn longest_run(text: &str, c: char) -> usize {
     best
 }
 
+/// `Some(text)` when it holds more than whitespace.
+pub(crate) fn nonempty(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|t| !t.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use crate::annotations::{Annotation, ColorCategory};
 
 use super::SourceNote;
 use super::links::find_anchor;
-use super::markdown::one_line;
+use super::markdown::{nonempty, one_line};
 
 /// A section annotation, as a heading.
 #[derive(Debug)]
@@ -128,9 +128,4 @@ fn section_title(ann: &Annotation) -> String {
         (None, Some(m)) => m,
         (None, None) => "Untitled Section".to_string(),
     }
-}
-
-/// `Some(text)` when it holds more than whitespace.
-pub(crate) fn nonempty(text: Option<&str>) -> Option<&str> {
-    text.map(str::trim).filter(|t| !t.is_empty())
 }

@@ -2,7 +2,7 @@
 //! the renderer wrote resolves to a source and, when anchored, to one of its anchors.
 
 use super::links::note_link;
-use super::outline::nonempty;
+use super::markdown::nonempty;
 use super::{RenderReport, SourceNote};
 
 /// Counts and the link check for `markdown` rendered from `sources` with palette `palette`.

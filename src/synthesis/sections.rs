@@ -8,8 +8,7 @@ use super::contrast::{MIN_SHARED_TERMS, Tension};
 use super::corpus::{Corpus, Item, Theme};
 use super::items::{Body, Group, body, prefix_label, push_body, section_content, short_ref};
 use super::links::{item_links, note_link};
-use super::markdown::{clean_text, one_line, push_heading, push_item};
-use super::outline::nonempty;
+use super::markdown::{clean_text, nonempty, one_line, push_heading, push_item};
 use super::synthesis::plural;
 
 /// The generated digest, marked as generated, then the callout left for the reader's or the

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use super::items::{Group, body, grouped, push_body, section_content};
 use super::links::{item_links, note_link};
-use super::markdown::{one_line, push_heading, push_paragraph, yaml_date, yaml_quoted};
-use super::outline::{Outline, Placed, nonempty};
+use super::markdown::{nonempty, one_line, push_heading, push_paragraph, yaml_date, yaml_quoted};
+use super::outline::{Outline, Placed};
 use super::palette::Palette;
 use super::report::report;
 use super::synthesis::plural;

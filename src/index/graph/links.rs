@@ -168,7 +168,7 @@ impl Graph {
         self.resolver = resolver;
         // Every note's links resolved on every core (the resolver and the notes are only read).
         let notes: Vec<(&Arc<str>, &GraphNote)> = self.notes.iter().collect();
-        let resolved = crate::index::cores::map(&notes, 2048, |(path, note)| self.resolve_links(path, note));
+        let resolved = crate::cores::map(&notes, 2048, |(path, note)| self.resolve_links(path, note));
         for (note, links) in self.notes.values_mut().zip(resolved) {
             for (link, (resolution, anchor)) in note.links.iter_mut().zip(links) {
                 link.resolution = resolution;

@@ -22,7 +22,6 @@ use crate::vault::{FileMeta, Vault, VaultError, VaultPath};
 
 mod links;
 mod related;
-mod suggest;
 mod tagtable;
 #[cfg(test)]
 mod tests;
@@ -32,8 +31,6 @@ use links::{Backlinks, Names};
 use tagtable::TagTable;
 
 pub use related::{Reason, Related};
-#[cfg(feature = "mcp")]
-pub(crate) use suggest::edit_distance;
 pub use validate::{Issue, IssueKind};
 
 /// One note of the graph: what it holds and where its links lead.

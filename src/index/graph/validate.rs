@@ -1,13 +1,13 @@
 //! The vault's health check: broken links and embeds, missing anchors, ambiguous links, orphans,
 //! unused attachments, duplicate names, unreadable frontmatter or files — each with a fix.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::suggest::{Suggester, closest};
 use super::{Graph, GraphLink, GraphNote};
 use crate::note::{LinkStyle, Resolution};
+use crate::suggest::{Names, closest};
 use crate::vault::VaultPath;
 
 /// What kind of problem [`Graph::validate`] found.
@@ -239,4 +239,39 @@ fn anchor_issue(subpath: &str, target: &GraphNote) -> (IssueKind, String, String
         None => format!("add the heading `{last}` to {name}, or remove `#{subpath}` from the link"),
     };
     (IssueKind::MissingHeading, format!("{name} has no heading `{subpath}`"), suggestion)
+}
+
+/// Names of the vault's notes (with their aliases) and attachments, for "did you mean" answers;
+/// each missing target is looked up once, and the index of each kind is made on its first use.
+struct Suggester<'a> {
+    notes: Names<'a>,
+    files: Names<'a>,
+    seen: HashMap<(bool, String), Option<&'a str>>,
+}
+
+impl<'a> Suggester<'a> {
+    fn new(graph: &'a Graph) -> Self {
+        let notes = graph
+            .notes
+            .iter()
+            .flat_map(|(key, n)| {
+                std::iter::once(n.path.stem())
+                    .chain(n.aliases.iter().map(String::as_str))
+                    .map(move |name| (name, &**key))
+            })
+            .collect();
+        let files = graph.attachments.iter().map(|(key, a)| (a.path.file_name(), &**key)).collect();
+        Self { notes: Names::new(notes), files: Names::new(files), seen: HashMap::new() }
+    }
+
+    /// The path of the note (or, for `file`, attachment) whose name is closest to `target`'s.
+    fn closest(&mut self, target: &str, file: bool) -> Option<&'a str> {
+        let name = target.rsplit('/').next().unwrap_or(target);
+        let name = if file { name } else { name.strip_suffix(".md").unwrap_or(name) };
+        if name.is_empty() {
+            return None;
+        }
+        let names = if file { &mut self.files } else { &mut self.notes };
+        *self.seen.entry((file, name.to_lowercase())).or_insert_with(|| names.closest(name))
+    }
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{DEAD, DocMeta, Postings, TAG_MARK, TITLE_WEIGHT, TextIndex, deltas};
-use crate::index::cores::{self, cores};
+use crate::cores::{self, cores};
 use crate::index::query::{Clause, Query};
 use crate::index::tokenize::{fold, tokens};
 use crate::vault::VaultPath;

@@ -18,10 +18,10 @@ use super::shared::not_found_hint;
 use crate::library;
 use crate::mcp::Toolset;
 use crate::mcp::approval::{Ask, Round, Write};
-use crate::mcp::diff::content_hash;
 use crate::mcp::reply::{Answer, Window, attempt, fail, ok, page};
 use crate::mcp::server::Scholia;
 use crate::mcp::status::{self, Transport};
+use crate::note::diff::content_hash;
 use crate::note::{Frontmatter, Note, fm_edit, meta_edit};
 use crate::vault::{Vault, VaultError, VaultPath};
 

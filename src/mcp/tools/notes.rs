@@ -17,11 +17,11 @@ use super::shared::{not_found_hint, refuse, wikilink};
 use crate::index::graph::Backlink;
 use crate::library;
 use crate::mcp::approval::{Ask, Round, Write};
-use crate::mcp::diff::{self, content_hash};
 use crate::mcp::reply::{
     Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, merge, ok, ok_content, page, room,
 };
 use crate::mcp::server::Scholia;
+use crate::note::diff::{self, content_hash};
 use crate::note::frontmatter::{body_start, scalar_string};
 use crate::note::{Frontmatter, Note, Resolution, fm_edit, meta_edit};
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath};

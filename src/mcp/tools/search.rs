@@ -9,13 +9,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
+use crate::dates::{self, Edge};
 use crate::index::filter::{Condition, Op};
 use crate::index::graph::GraphNote;
 use crate::index::snippet::{self, Highlighter};
 use crate::index::{Query, Scope};
-use crate::mcp::dates::{self, Edge};
+use crate::library::search::{self, Ranked};
 use crate::mcp::reply::{Answer, Window, attempt, fail, notes_match, ok, page};
-use crate::mcp::search::{self, Ranked};
 use crate::mcp::server::Scholia;
 use crate::note::frontmatter::scalar_string;
 use crate::vault::Vault;

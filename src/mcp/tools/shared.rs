@@ -6,9 +6,9 @@ use jiff::civil::Date;
 use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Value, json};
 
-use crate::mcp::diff;
 use crate::mcp::reply::{MAX_ANSWER_BYTES, cut_text, fail, ok};
 use crate::mcp::server::Scholia;
+use crate::note::diff;
 use crate::periodic::{self, Period, PeriodSettings, PeriodicSettings};
 use crate::vault::{Change, Vault, VaultError, VaultExt as _, VaultPath};
 

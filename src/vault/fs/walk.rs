@@ -59,7 +59,7 @@ impl FsVault {
         let mut out = Found::default();
         let mut pending = Vec::new();
         self.walk_one(dir, rel, &mut out, &mut pending);
-        let threads = crate::index::cores::cores().min(pending.len());
+        let threads = crate::cores::cores().min(pending.len());
         if threads <= 1 {
             return self.walk_serial(out, pending);
         }

@@ -4,9 +4,8 @@
 //! the active note or a periodic note; `ifMatch`, dry run), delete it to `.trash/` (listing the
 //! links that break), and move it (rewriting every link to it). Every note argument of the file
 //! tools is a path, a name or a [[link]] (`names.rs`). The tools' arguments are in `params.rs`,
-//! the update planner in `update.rs`, what a move or delete does to links in `links.rs`.
+//! the update planner in `update.rs`, what a move or delete does to links in `library::moves`.
 
-mod links;
 mod params;
 mod update;
 
@@ -21,10 +20,11 @@ use self::params::{
     AppendToNote, DeleteFile, Format, ListFiles, MoveFile, PatchNote, ReadFile, TargetType, UpdateFile,
 };
 use super::shared::{append_lines, existing_text, line_suffix, not_found_hint, refuse};
+use crate::library::moves;
 use crate::mcp::approval::{Ask, Round, large_removal};
-use crate::mcp::diff::content_hash;
 use crate::mcp::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, fit, ok, ok_content, page};
 use crate::mcp::server::Scholia;
+use crate::note::diff::content_hash;
 use crate::note::{Frontmatter, Note, PatchOptions, Target};
 use crate::vault::{Change, Vault, VaultPath};
 
@@ -159,7 +159,7 @@ impl Scholia {
         attempt!(path.ensure_writable());
         let links = {
             let view = attempt!(self.index_view(&VaultPath::root()));
-            links::links_into(view.graph(), &path)
+            moves::links_into(view.graph(), &path)
         };
         if args.write.dry_run {
             return Ok(deleted(&path, links, None).into());
@@ -192,7 +192,7 @@ impl Scholia {
         let (old, new) = attempt!(self.move_paths(&args.file_path, &args.new_path));
         let plan = {
             let view = attempt!(self.index_view(&VaultPath::root()));
-            attempt!(links::plan_move(self.vault.as_ref(), view.graph(), &old, &new, self.link_style()))
+            attempt!(moves::plan_move(self.vault.as_ref(), view.graph(), &old, &new, self.link_style()))
         };
         if !args.write.dry_run {
             let (notes, links) = plan.counts();
@@ -293,7 +293,7 @@ impl Scholia {
 
     /// Moves the file, then writes each changed note (each atomically, and only over the text its
     /// change was planned from).
-    fn apply_move(&self, old: &VaultPath, new: &VaultPath, plan: &links::MovePlan) -> Result<(), String> {
+    fn apply_move(&self, old: &VaultPath, new: &VaultPath, plan: &moves::MovePlan) -> Result<(), String> {
         self.vault.rename(old, new).map_err(|e| e.to_string())?;
         let failed: Vec<String> = plan
             .edits()
@@ -314,7 +314,7 @@ impl Scholia {
 }
 
 /// The answer of a delete (`trashed`: where the file went; `None` for a dry run).
-fn deleted(path: &VaultPath, links: Vec<links::DeletedLink>, trashed: Option<VaultPath>) -> CallToolResult {
+fn deleted(path: &VaultPath, links: Vec<moves::DeletedLink>, trashed: Option<VaultPath>) -> CallToolResult {
     let (broken, redirected): (Vec<_>, Vec<_>) = links.into_iter().partition(|l| l.now_opens.is_none());
     let count = broken.len();
     let (broken, cut) = fit(broken, BUDGET / 2);
@@ -335,7 +335,7 @@ fn deleted(path: &VaultPath, links: Vec<links::DeletedLink>, trashed: Option<Vau
 }
 
 /// The answer of a move: every changed note with its link changes.
-fn moved(old: &VaultPath, new: &VaultPath, plan: &links::MovePlan, dry_run: bool) -> CallToolResult {
+fn moved(old: &VaultPath, new: &VaultPath, plan: &moves::MovePlan, dry_run: bool) -> CallToolResult {
     let (notes, links) = plan.counts();
     let (edits, truncated) = fit(plan.edits().collect(), BUDGET);
     let mut value = json!({

@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 
 use super::params::{ModificationType, TargetType, UpdateFile, UpdateTarget, WholeFileMode};
 use crate::mcp::approval::large_removal;
-use crate::mcp::diff::{content_hash, unified};
 use crate::mcp::names::Lookup;
 use crate::mcp::reply::{cut_text, ok};
 use crate::mcp::server::Scholia;
+use crate::note::diff::{content_hash, unified};
 use crate::note::frontmatter::body_start;
 use crate::note::{PatchOptions, Target, patch};
 use crate::periodic::Period;

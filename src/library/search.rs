@@ -1,6 +1,6 @@
-//! Search over the vault's notes: a literal scan that returns every match (narrowed by the index
-//! to the notes that can hold the text, and read on every core), a regular-expression scan, and
-//! ranked search over the index with highlighted snippets.
+//! Search over the vault's notes (the MCP search tools'): a literal scan that returns every match
+//! (narrowed by the index to the notes that can hold the text, and read on every core), a
+//! regular-expression scan, and ranked search over the index with highlighted snippets.
 
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -41,8 +41,7 @@ pub fn literal_regex(text: &str) -> Result<Regex, String> {
 
 /// Runs `f` over `paths` on every core (inline for a few), keeping the order of `paths`.
 pub fn par_map<T: Send>(paths: &[VaultPath], f: impl Fn(&VaultPath) -> Option<T> + Sync) -> Vec<T> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = cores.min(paths.len() / 16).max(1);
+    let threads = crate::cores::cores().min(paths.len() / 16).max(1);
     if threads == 1 {
         return paths.iter().filter_map(f).collect();
     }

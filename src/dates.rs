@@ -1,4 +1,4 @@
-//! Dates as agents write them in `modified_since` / `modified_until` (seed 004): `2024-01-15`,
+//! Dates as agents write them in the search tools' `modified_since` / `modified_until` (seed 004): `2024-01-15`,
 //! `2024-03-20 17:00`, RFC 3339 instants, and phrases: `now`, `today`, `yesterday`, `tomorrow`,
 //! `3 days ago`, `2 weeks ago`, `an hour ago`, `last week`, `last month`, `last year`. Local
 //! dates and times are in the system's time zone.

@@ -11,7 +11,7 @@ use crate::vault::{Vault, VaultError, VaultPath};
 
 /// A note whose links change.
 #[derive(Debug, Serialize)]
-pub(super) struct NoteEdit {
+pub struct NoteEdit {
     /// The note (for the moved note: its new path).
     pub path: VaultPath,
     /// Its text when the plan was made: the new text is written only over it.
@@ -26,7 +26,7 @@ pub(super) struct NoteEdit {
 
 /// Every change a move makes.
 #[derive(Debug)]
-pub(super) struct MovePlan {
+pub struct MovePlan {
     /// The moved note's own links, re-based for its new folder (when any changed).
     pub moved: Option<NoteEdit>,
     /// The other notes whose links to the moved file change.
@@ -50,7 +50,7 @@ impl MovePlan {
 /// New link text follows `style` (Obsidian's "New link format"). Notes that cannot be read as text
 /// are left alone. Only notes that may link to `old` are read and parsed again: those the graph's
 /// backlinks say link to it, and those with links the graph does not list (in headings).
-pub(super) fn plan_move(
+pub fn plan_move(
     vault: &dyn Vault,
     graph: &Graph,
     old: &VaultPath,
@@ -104,7 +104,7 @@ fn linking_notes<'g>(graph: &'g Graph, path: &VaultPath) -> Vec<&'g GraphNote> {
 
 /// A link that deleting a file breaks, or turns to another file of the same name.
 #[derive(Debug, Serialize)]
-pub(super) struct DeletedLink {
+pub struct DeletedLink {
     /// The linking note.
     pub path: VaultPath,
     /// 1-based line of the link.
@@ -119,7 +119,7 @@ pub(super) struct DeletedLink {
 }
 
 /// The links from other notes to `deleted`, each with what it opens after the delete.
-pub(super) fn links_into(graph: &Graph, deleted: &VaultPath) -> Vec<DeletedLink> {
+pub fn links_into(graph: &Graph, deleted: &VaultPath) -> Vec<DeletedLink> {
     let notes = linking_notes(graph, deleted);
     if notes.is_empty() {
         return Vec::new();

@@ -1,5 +1,5 @@
-//! Work split over the machine's cores, for the pure index: where threads cannot be spawned
-//! (wasm32 in the plugin), everything runs on the calling thread.
+//! Work split over the machine's cores, for the index, the vault's listing and the search: where
+//! threads cannot be spawned (wasm32 in the plugin), everything runs on the calling thread.
 
 /// How many cores the machine has (asked once; 1 where it cannot say, as on wasm32).
 pub(crate) fn cores() -> usize {

@@ -1,18 +1,18 @@
-//! "Did you mean": the name closest to a misspelt one, by edit distance.
+//! "Did you mean": the names closest to a misspelt one, by edit distance. The one suggester of
+//! the crate: the health check's (one name each) and the note lookup's (several names).
 //!
-//! Among a note's headings or blocks every candidate is measured ([`closest`]). Among the vault's
-//! names ([`Suggester`]) only a bounded few are: those sharing the most of the missing name's
+//! Among a note's headings or blocks every candidate is measured ([`closest`]); a note named by
+//! an agent is matched against every name ([`closest_several`]). Among the vault's names in the
+//! health check ([`Names`]) only a bounded few are: those sharing the most of the missing name's
 //! rarer trigrams. Measuring every name for every missing one made the health check quadratic
 //! (47 s at 10,000 notes with 14,000 broken links); with the trigram index a lookup costs the
 //! same at any vault size, so the check grows linearly.
 
 use std::collections::HashMap;
 
-use super::Graph;
-
 /// The candidate closest to `word` by edit distance (case-insensitive), if any is close enough:
 /// at most a third of the word's length, and at least one edit. Ties go to the first candidate.
-pub(super) fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let word = lower_chars(word);
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
@@ -36,7 +36,7 @@ fn lower_chars(s: &str) -> Vec<char> {
 }
 
 /// Levenshtein distance between `a` and `b` if it is at most `max` (`usize::MAX`: always).
-pub(crate) fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize> {
+pub fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize> {
     if a.len().abs_diff(b.len()) > max {
         return None;
     }
@@ -55,48 +55,13 @@ pub(crate) fn edit_distance(a: &[char], b: &[char], max: usize) -> Option<usize>
     Some(prev[b.len()]).filter(|&d| d <= max)
 }
 
-/// Names of the vault's notes (with their aliases) and attachments, for "did you mean" answers;
-/// each missing target is looked up once, and the index of each kind is made on its first use.
-pub(super) struct Suggester<'a> {
-    notes: Names<'a>,
-    files: Names<'a>,
-    seen: HashMap<(bool, String), Option<&'a str>>,
-}
-
-impl<'a> Suggester<'a> {
-    pub(super) fn new(graph: &'a Graph) -> Self {
-        let notes = graph
-            .notes
-            .iter()
-            .flat_map(|(key, n)| {
-                std::iter::once(n.path.stem())
-                    .chain(n.aliases.iter().map(String::as_str))
-                    .map(move |name| (name, &**key))
-            })
-            .collect();
-        let files = graph.attachments.iter().map(|(key, a)| (a.path.file_name(), &**key)).collect();
-        Self { notes: Names::new(notes), files: Names::new(files), seen: HashMap::new() }
-    }
-
-    /// The path of the note (or, for `file`, attachment) whose name is closest to `target`'s.
-    pub(super) fn closest(&mut self, target: &str, file: bool) -> Option<&'a str> {
-        let name = target.rsplit('/').next().unwrap_or(target);
-        let name = if file { name } else { name.strip_suffix(".md").unwrap_or(name) };
-        if name.is_empty() {
-            return None;
-        }
-        let names = if file { &mut self.files } else { &mut self.notes };
-        *self.seen.entry((file, name.to_lowercase())).or_insert_with(|| names.closest(name))
-    }
-}
-
 /// How many posting entries one lookup reads at most (the rarest trigrams' first).
 const POSTINGS_READ: usize = 1024;
 /// How many candidates, those sharing the most trigrams, one lookup measures.
 const MEASURED: usize = 48;
 
 /// (name, path) pairs in order of preference (by path), indexed by trigram on first use.
-struct Names<'a> {
+pub(crate) struct Names<'a> {
     names: Vec<(&'a str, &'a str)>,
     index: Option<Trigrams>,
 }
@@ -113,12 +78,12 @@ struct Trigrams {
 }
 
 impl<'a> Names<'a> {
-    fn new(names: Vec<(&'a str, &'a str)>) -> Self {
+    pub(crate) fn new(names: Vec<(&'a str, &'a str)>) -> Self {
         Names { names, index: None }
     }
 
     /// The path of the name closest to `name`, as [`closest`] chooses among the candidates.
-    fn closest(&mut self, name: &str) -> Option<&'a str> {
+    pub(crate) fn closest(&mut self, name: &str) -> Option<&'a str> {
         let names = &self.names;
         let index = self.index.get_or_insert_with(|| Trigrams::new(names.iter().map(|(n, _)| *n)));
         let word = lower_chars(name);
@@ -199,6 +164,42 @@ impl Trigrams {
     }
 }
 
+/// The keys (paths) of the names closest to `target`'s last part, at most `limit`: names that
+/// contain it (or that it contains) first, then by edit distance (at most a third of the name),
+/// then by key.
+pub fn closest_several<'a>(
+    target: &str,
+    names: impl Iterator<Item = (&'a str, &'a str)>,
+    limit: usize,
+) -> Vec<&'a str> {
+    let wanted = target.rsplit('/').next().unwrap_or(target);
+    let wanted: Vec<char> = wanted.strip_suffix(".md").unwrap_or(wanted).to_lowercase().chars().collect();
+    let max = (wanted.len() / 3).max(2);
+    let mut scored: Vec<(bool, usize, &str)> = names
+        .filter_map(|(name, path)| {
+            let name: Vec<char> = name.to_lowercase().chars().collect();
+            let contains = contains(&name, &wanted) || contains(&wanted, &name);
+            let distance = edit_distance(&wanted, &name, usize::MAX).unwrap_or(usize::MAX);
+            (contains || distance <= max).then_some((!contains, distance, path))
+        })
+        .collect();
+    scored.sort();
+    let mut out: Vec<&str> = Vec::new();
+    for (_, _, path) in scored {
+        if !out.contains(&path) {
+            out.push(path);
+        }
+        if out.len() == limit {
+            break;
+        }
+    }
+    out
+}
+
+fn contains(hay: &[char], needle: &[char]) -> bool {
+    needle.len() >= 3 && hay.windows(needle.len()).any(|w| w == needle)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +238,17 @@ mod tests {
         assert_eq!(index.closest("Note 12345 alpah"), Some("Note 12345 alpha"));
         assert_eq!(index.closest("Nte 777 alpha"), Some("Note 777 alpha"));
         assert_eq!(index.closest("Draft 4242 vault"), None);
+    }
+
+    #[test]
+    fn suggests_close_names_first() {
+        let paths: Vec<crate::vault::VaultPath> = ["A/Meeting.md", "B/Meetings 2024.md", "C/Plan.md"]
+            .iter()
+            .map(|p| crate::vault::VaultPath::new(p).unwrap())
+            .collect();
+        let names = paths.iter().map(|p| (p.stem(), p.as_str()));
+        assert_eq!(closest_several("Meting", names.clone(), 5), ["A/Meeting.md"]);
+        assert_eq!(closest_several("meeting", names.clone(), 5), ["A/Meeting.md", "B/Meetings 2024.md"]);
+        assert!(closest_several("Zzzzzz", names, 5).is_empty());
     }
 }

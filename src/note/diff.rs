@@ -1,5 +1,5 @@
-//! How a writing tool shows and checks a change: a unified line diff (what a dry run returns) and a
-//! content hash (what `ifMatch` compares). One implementation for every tool.
+//! How a change of a note is shown and checked: a unified line diff (what a dry run of the MCP
+//! tools returns) and a content hash (what `ifMatch` compares). One implementation for every tool.
 
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
@@ -10,7 +10,7 @@ const MAX_EDITS: usize = 1000;
 
 /// The content hash of a file's text: FNV-1a 64 of its bytes, 16 hex digits. Stable across runs
 /// and platforms; it detects changes, it is not a security measure.
-pub(crate) fn content_hash(text: &str) -> String {
+pub fn content_hash(text: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
         hash ^= u64::from(byte);
@@ -20,7 +20,7 @@ pub(crate) fn content_hash(text: &str) -> String {
 }
 
 /// The unified diff of the note at `path` from `before` to `after` (`a/path`, `b/path`).
-pub(crate) fn for_path(path: &str, before: &str, after: &str) -> String {
+pub fn for_path(path: &str, before: &str, after: &str) -> String {
     unified(before, after, &format!("a/{path}"), &format!("b/{path}"))
 }
 
@@ -34,7 +34,7 @@ enum Op {
 /// A unified diff from `old` to `new` (`""` for a missing file), with `---`/`+++` headers naming
 /// them, hunks with three lines of context, and `\ No newline at end of file` where it applies.
 /// Empty when the texts are equal.
-pub(crate) fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     if old == new {
         return String::new();
     }

@@ -1,0 +1,462 @@
+//! The index of the running server (native, feature `mcp`): built by a parallel scan in the
+//! background when the server starts (the server answers before that is done: callers get a
+//! [`View`] that scans the vault until the index is ready), kept fresh by a file watcher
+//! (`notify`, debounced) and by polling modification times, rebuilt on demand.
+//!
+//! One maintenance thread runs the first build, then applies watcher events and polls. Readers
+//! share a lock with it; a change holds the write side only while it is applied.
+//!
+//! Here the shared state and the service's API; `build.rs` the build, `watch.rs` the watcher, the
+//! poll and applying changes, `status.rs` what the service says about itself, `listeners.rs` who
+//! is told of changes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::graph::{Attachment, Graph, Issue};
+use super::text::{Integrity, TextBuilder, Vocab};
+use super::{Changes, NoteChanges, NoteDraft, VaultIndex};
+use crate::vault::{FileMeta, FsVault, Vault, VaultError, VaultPath};
+
+mod build;
+mod listeners;
+mod status;
+mod watch;
+
+pub use listeners::Listener;
+pub use status::{BuildTimes, State, Status, Update};
+
+/// Quiet time after the last file event before the batch is applied.
+const DEBOUNCE: Duration = Duration::from_millis(40);
+/// Longest a batch of events waits while events keep coming.
+const MAX_HOLD: Duration = Duration::from_millis(400);
+/// Shortest time between two polls of the vault's modification times.
+const MIN_POLL: Duration = Duration::from_secs(2);
+/// Shortest poll period when no watcher runs (a vault whose poll takes longer is polled less
+/// often: at most a tenth of one core goes to polling).
+const POLL_UNWATCHED: Duration = Duration::from_secs(1);
+/// Notes a worker takes at a time.
+const BATCH: usize = 32;
+
+/// Holds the first build until opened: lets a test see the server while it is still building.
+/// The build reaches the gate once it has listed the vault (so its progress has a total).
+#[derive(Debug, Clone, Default)]
+pub struct BuildGate(Arc<(Mutex<GateState>, Condvar)>);
+
+#[derive(Debug, Default)]
+struct GateState {
+    open: bool,
+    reached: bool,
+}
+
+impl BuildGate {
+    /// A closed gate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lets the build go on.
+    pub fn open(&self) {
+        self.0.0.lock().unwrap_or_else(|e| e.into_inner()).open = true;
+        self.0.1.notify_all();
+    }
+
+    /// Blocks until the build waits at the gate (or `limit` passes); returns whether it does.
+    pub fn wait_reached(&self, limit: Duration) -> bool {
+        let state = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (state, _) =
+            self.0.1.wait_timeout_while(state, limit, |s| !s.reached).unwrap_or_else(|e| e.into_inner());
+        state.reached
+    }
+
+    fn wait(&self, shutdown: &AtomicBool) {
+        let mut state = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        state.reached = true;
+        self.0.1.notify_all();
+        while !state.open && !shutdown.load(Ordering::Relaxed) {
+            state = self
+                .0
+                .1
+                .wait_timeout(state, Duration::from_millis(50))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+}
+
+/// How the service runs.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Watch the vault's files for changes (else only polling keeps the index fresh).
+    pub watch: bool,
+    /// Worker threads of a build (0: one per core).
+    pub threads: usize,
+    /// Hold the first build until this gate opens.
+    pub gate: Option<BuildGate>,
+    /// Check every modification time now and then (the safety net under the watcher).
+    pub poll: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        Self { watch: true, threads: 0, gate: None, poll: true }
+    }
+}
+
+#[derive(Debug)]
+struct Info {
+    state: State,
+    build: Option<BuildTimes>,
+    last_update: Option<Update>,
+    updates: u64,
+    watching: bool,
+    watcher_error: Option<String>,
+    error: Option<String>,
+    last_poll: Instant,
+    poll_cost: Duration,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    paths: BTreeSet<VaultPath>,
+    rescan: bool,
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.rescan
+    }
+
+    fn due(&self) -> bool {
+        !self.is_empty()
+            && (self.last.is_none_or(|t| t.elapsed() >= DEBOUNCE)
+                || self.first.is_some_and(|t| t.elapsed() >= MAX_HOLD))
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    vault: Arc<FsVault>,
+    index: RwLock<Option<VaultIndex>>,
+    info: Mutex<Info>,
+    done: AtomicUsize,
+    total: AtomicUsize,
+    events: AtomicU64,
+    rebuilding: AtomicBool,
+    shutdown: AtomicBool,
+    pending: Mutex<Pending>,
+    wake: Condvar,
+    threads: usize,
+    /// Whether to poll modification times (see [`IndexOptions::poll`]).
+    poll: bool,
+    /// Counts the changes applied, so answers derived from the index can be cached.
+    generation: AtomicU64,
+    /// Told which notes changed after each change applied.
+    listeners: listeners::Listeners,
+}
+
+/// The server's index: see the module documentation.
+#[derive(Debug)]
+pub struct IndexService {
+    shared: Arc<Shared>,
+    /// The vault's issues, as of a generation of the index.
+    issues: Mutex<Option<(u64, Arc<Vec<Issue>>)>>,
+}
+
+/// An index to answer from: the live one, or (while it is being built) one scanned for this call.
+#[derive(Debug)]
+pub enum View<'a> {
+    /// The service's index.
+    Live(RwLockReadGuard<'a, Option<VaultIndex>>),
+    /// Built by scanning the vault for this call.
+    Scanned(Box<VaultIndex>),
+}
+
+impl std::ops::Deref for View<'_> {
+    type Target = VaultIndex;
+
+    fn deref(&self) -> &VaultIndex {
+        static EMPTY: std::sync::OnceLock<VaultIndex> = std::sync::OnceLock::new();
+        match self {
+            View::Live(guard) => guard.as_ref().unwrap_or_else(|| EMPTY.get_or_init(VaultIndex::default)),
+            View::Scanned(index) => index,
+        }
+    }
+}
+
+impl View<'_> {
+    /// Whether the answer comes from the live index (not from a scan).
+    pub fn is_live(&self) -> bool {
+        matches!(self, View::Live(_))
+    }
+}
+
+/// What a rebuild did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rebuilt {
+    /// How long it took.
+    pub build: BuildTimes,
+    /// The integrity check of the new index against the vault and itself.
+    pub integrity: Integrity,
+}
+
+impl IndexService {
+    /// Starts the service over `vault`: the watcher (when asked) and the maintenance thread,
+    /// which builds the index, then keeps it fresh.
+    pub fn start(vault: Arc<FsVault>, options: IndexOptions) -> Self {
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        };
+        let shared = Arc::new(Shared {
+            vault,
+            index: RwLock::new(None),
+            info: Mutex::new(Info {
+                state: State::Building,
+                build: None,
+                last_update: None,
+                updates: 0,
+                watching: false,
+                watcher_error: None,
+                error: None,
+                last_poll: Instant::now(),
+                poll_cost: Duration::ZERO,
+            }),
+            done: AtomicUsize::new(0),
+            total: AtomicUsize::new(0),
+            events: AtomicU64::new(0),
+            rebuilding: AtomicBool::new(false),
+            shutdown: AtomicBool::new(false),
+            pending: Mutex::new(Pending::default()),
+            wake: Condvar::new(),
+            threads,
+            poll: options.poll,
+            generation: AtomicU64::new(0),
+            listeners: listeners::Listeners::default(),
+        });
+        let worker = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new().name("scholia-index".into()).spawn(move || {
+            // The watcher is set up here, not before `start` returns: watching a large vault
+            // (one inotify watch per folder) would delay the server's first answer. It starts
+            // before the first build lists the vault, so no change is missed; the thread owns
+            // it and drops it when the service stops.
+            let _watcher = options.watch.then(|| worker.watch()).flatten();
+            worker.first_build(options.gate);
+            worker.maintain();
+        });
+        if let Err(e) = spawned {
+            let mut info = shared.info();
+            info.state = State::Failed;
+            info.error = Some(format!("cannot start the index thread: {e}"));
+        }
+        Self { shared, issues: Mutex::new(None) }
+    }
+
+    /// The state, counts and timings.
+    pub fn status(&self) -> Status {
+        let s = &self.shared;
+        let (notes, attachments, terms, postings, bytes) = match s.index.try_read().ok().as_deref() {
+            Some(Some(index)) => (
+                index.text().len(),
+                index.graph().attachments().count(),
+                index.text().vocab().len(),
+                index.text().postings(),
+                index.text().heap_bytes(),
+            ),
+            _ => (0, 0, 0, 0, 0),
+        };
+        let unreadable_folders = s.vault.unreadable();
+        let info = s.info();
+        Status {
+            state: info.state,
+            complete: info.state == State::Ready && unreadable_folders.is_empty(),
+            done: s.done.load(Ordering::Relaxed),
+            total: s.total.load(Ordering::Relaxed),
+            rebuilding: s.rebuilding.load(Ordering::Relaxed),
+            notes,
+            attachments,
+            terms,
+            postings,
+            text_index_bytes: bytes,
+            build: info.build,
+            last_update: info.last_update.clone(),
+            updates: info.updates,
+            watching: info.watching,
+            events: s.events.load(Ordering::Relaxed),
+            watcher_error: info.watcher_error.clone(),
+            error: info.error.clone(),
+            unreadable_folders,
+        }
+    }
+
+    /// The state, how far the running build got (done, total), and whether a rebuild runs:
+    /// cheap enough for every answer.
+    pub fn brief(&self) -> (State, usize, usize, bool) {
+        let s = &self.shared;
+        (
+            s.info().state,
+            s.done.load(Ordering::Relaxed),
+            s.total.load(Ordering::Relaxed),
+            s.rebuilding.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The vault's issues ([`super::graph::Graph::validate`]) in `view`, computed once per
+    /// change of the live index.
+    pub fn issues(&self, view: &View<'_>) -> Arc<Vec<Issue>> {
+        if !view.is_live() {
+            return Arc::new(view.graph().validate());
+        }
+        let generation = self.shared.generation.load(Ordering::SeqCst);
+        let mut cache = self.issues.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, issues)) = cache.as_ref()
+            && *g == generation
+        {
+            return Arc::clone(issues);
+        }
+        let issues = Arc::new(view.graph().validate());
+        *cache = Some((generation, Arc::clone(&issues)));
+        issues
+    }
+
+    /// Whether the index is built.
+    pub fn is_ready(&self) -> bool {
+        self.shared.info().state == State::Ready
+    }
+
+    /// Waits until the index is built (or `timeout` passes); returns whether it is.
+    pub fn wait_ready(&self, timeout: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < timeout {
+            if self.is_ready() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.is_ready()
+    }
+
+    /// Makes the index current before an answer: the files this process wrote (the vault's
+    /// journal) and the file events not yet applied are applied now; when the journal lost
+    /// count, every modification time is checked.
+    pub fn prepare(&self) {
+        if !self.is_ready() {
+            return;
+        }
+        let Some(written) = self.shared.vault.take_written() else {
+            self.shared.poll("write");
+            return;
+        };
+        let source = if written.is_empty() { "query" } else { "write" };
+        let batch = {
+            let mut pending = self.shared.pending();
+            pending.paths.extend(written);
+            if pending.is_empty() {
+                return;
+            }
+            std::mem::take(&mut *pending)
+        };
+        self.shared.flush(batch, source);
+    }
+
+    /// An index for the notes under `folder`: the live index when it is built, else one scanned
+    /// now (the whole vault when `folder` is the root).
+    pub fn view(&self, folder: &VaultPath) -> Result<View<'_>, VaultError> {
+        let guard = self.shared.read();
+        if guard.is_some() {
+            return Ok(View::Live(guard));
+        }
+        drop(guard);
+        Ok(View::Scanned(Box::new(VaultIndex::build(self.shared.vault.as_ref(), folder)?)))
+    }
+
+    /// The live index, `None` while it is being built.
+    pub fn live(&self) -> Option<View<'_>> {
+        let guard = self.shared.read();
+        guard.is_some().then_some(View::Live(guard))
+    }
+
+    /// Calls `listener` after each batch of changes applied to the built index (file events,
+    /// polling, this server's writes, a rebuild) with the notes it added, read again or
+    /// dropped. It runs on the thread that applied the batch, so it must return quickly.
+    /// Returns an id for [`IndexService::unlisten`].
+    pub fn listen(&self, listener: impl Fn(&NoteChanges) + Send + Sync + 'static) -> u64 {
+        self.shared.listeners.add(Arc::new(listener))
+    }
+
+    /// Stops calling the listener `id`; returns whether it was listening.
+    pub fn unlisten(&self, id: u64) -> bool {
+        self.shared.listeners.remove(id)
+    }
+
+    /// Builds a new index (answers keep coming from the current one meanwhile), swaps it in,
+    /// catches up with changes made during the build and checks its integrity. `progress` is
+    /// told (notes read, notes in all) as the build goes.
+    pub fn rebuild(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Rebuilt, String> {
+        let s = &self.shared;
+        if s.info().state == State::Building {
+            return Err(format!(
+                "the index is still being built ({} of {} notes); it will be ready shortly, follow it with get_vault_stats",
+                s.done.load(Ordering::Relaxed),
+                s.total.load(Ordering::Relaxed)
+            ));
+        }
+        if s.rebuilding.swap(true, Ordering::SeqCst) {
+            return Err("a rebuild is already running; follow it with get_vault_stats".into());
+        }
+        let built = s.build(None, Some(progress));
+        let result = built.map_err(|e| format!("the rebuild failed: {e}")).and_then(|(index, build)| {
+            let old = s.write().replace(index);
+            s.generation.fetch_add(1, Ordering::SeqCst);
+            s.notify_rebuilt(old);
+            {
+                let mut info = s.info();
+                info.state = State::Ready;
+                info.error = None;
+                info.build = Some(build);
+            }
+            s.poll("rebuild");
+            let integrity = s
+                .read()
+                .as_ref()
+                .map(|index| index.verify(s.vault.as_ref()))
+                .transpose()
+                .map_err(|e| e.to_string())?
+                .unwrap_or_default();
+            Ok(Rebuilt { build, integrity })
+        });
+        s.rebuilding.store(false, Ordering::SeqCst);
+        result
+    }
+}
+
+impl Drop for IndexService {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.shared.wake.notify_all();
+    }
+}
+
+impl Shared {
+    pub(super) fn info(&self) -> MutexGuard<'_, Info> {
+        self.info.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn pending(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn read(&self) -> RwLockReadGuard<'_, Option<VaultIndex>> {
+        self.index.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn write(&self) -> RwLockWriteGuard<'_, Option<VaultIndex>> {
+        self.index.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
