@@ -330,14 +330,16 @@ impl IndexService {
         self.shared.info().state == State::Ready
     }
 
-    /// Waits until the index is built (or `timeout` passes); returns whether it is.
+    /// Waits until the index is built, its build failed, or `timeout` passes; returns whether
+    /// it is built (a failed build is not waited for: answers then come from scanning).
     pub fn wait_ready(&self, timeout: Duration) -> bool {
         let start = Instant::now();
         while start.elapsed() < timeout {
-            if self.is_ready() {
-                return true;
+            match self.shared.info().state {
+                State::Ready => return true,
+                State::Failed => return false,
+                State::Building => std::thread::sleep(Duration::from_millis(5)),
             }
-            std::thread::sleep(Duration::from_millis(5));
         }
         self.is_ready()
     }
@@ -458,5 +460,29 @@ impl Shared {
 
     pub(super) fn write(&self) -> RwLockWriteGuard<'_, Option<VaultIndex>> {
         self.index.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_for_the_index_ends_when_its_build_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "A note.").unwrap();
+        let vault = Arc::new(FsVault::open(dir.path()).unwrap());
+        let gate = BuildGate::new();
+        let options = IndexOptions { watch: false, poll: false, gate: Some(gate.clone()), threads: 1 };
+        let service = Arc::new(IndexService::start(vault, options));
+        assert!(gate.wait_reached(Duration::from_secs(60)));
+        // As when a worker reading the notes failed.
+        service.shared.info().state = State::Failed;
+        let (send, receive) = std::sync::mpsc::channel();
+        let waiting = Arc::clone(&service);
+        std::thread::spawn(move || send.send(waiting.wait_ready(Duration::from_secs(3600))));
+        let answer = receive.recv_timeout(Duration::from_secs(60));
+        gate.open();
+        assert_eq!(answer, Ok(false), "still waiting for a build that failed");
     }
 }
