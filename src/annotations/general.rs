@@ -221,7 +221,8 @@ fn record(
             d.label.get_or_insert_with(|| "note".to_string());
         } else {
             text.extend(infos[up..a].iter().map(|i| i.rest.clone()));
-            let (t, c) = split_inline(&infos[a].rest);
+            // `- text [(p. 5)](…)`: the list marker is the template's, not the text's.
+            let (t, c) = split_inline(list_marker_off(&infos[a].rest));
             text.push(t);
             comment.extend(c);
         }
