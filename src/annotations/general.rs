@@ -638,18 +638,28 @@ fn take_links(rest: &mut String, info: &mut Info) {
     *rest = out.replace("()", "").replace("( )", "");
 }
 
+/// Where the parenthesis that opens `s` closes (nested ones inside skipped).
 fn matching_paren(s: &str) -> Option<usize> {
-    let mut depth = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+    balanced_end(s.char_indices(), '(', ')')
+}
+
+/// Where the parentheses that end `text` open (nested ones inside them skipped).
+fn trailing_parens(text: &str) -> Option<usize> {
+    let t = text.trim_end();
+    t.ends_with(')').then(|| balanced_end(t.char_indices().rev(), ')', '(')).flatten()
+}
+
+/// Walking `chars` (forwards or backwards), where the first `open` is balanced by its `close`.
+fn balanced_end(chars: impl Iterator<Item = (usize, char)>, open: char, close: char) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in chars {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
     }
     None
@@ -794,28 +804,6 @@ fn take_pages(rest: &mut String, info: &mut Info) {
         info.page.get_or_insert(r[..end].trim().to_string());
         *rest = r[end + 2..].trim_start_matches([' ', '—', '–', '-']).to_string();
     }
-}
-
-/// Where the parentheses that end `text` open (nested ones inside them skipped).
-fn trailing_parens(text: &str) -> Option<usize> {
-    let t = text.trim_end();
-    if !t.ends_with(')') {
-        return None;
-    }
-    let mut depth = 0usize;
-    for (i, c) in t.char_indices().rev() {
-        match c {
-            ')' => depth += 1,
-            '(' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Colour and type words around an anchor (`“…” Yellow Highlight`, a callout's `Highlight`, a

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::lines::{Lines, heading, unquote};
-use super::text::{citekey_prefix, find};
+use super::text::{LINE_BREAKS, citekey_prefix, find};
 use crate::note::frontmatter::{Frontmatter, scalar_string};
 
 /// What the note says about the item.
@@ -90,7 +90,7 @@ pub fn read(
             let value = value.trim_matches(['"', '\'']);
             let value = if key == Key::Citekey { value.trim_start_matches('@') } else { value };
             // A value that broke the YAML itself (`[broken`) or a key that is not one is left out.
-            let whole_key = super::text::citekey_prefix(value) == Some(value);
+            let whole_key = citekey_prefix(value) == Some(value);
             if value.starts_with(['[', '{']) || key == Key::Citekey && !whole_key {
                 continue;
             }
@@ -155,9 +155,7 @@ pub fn read(
 fn split_breaks(line: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut rest = line;
-    while let Some(at) =
-        ["<br>", "</br>", "<br/>", "<br />"].iter().filter_map(|b| rest.find(b).map(|i| (i, b.len()))).min()
-    {
+    while let Some(at) = LINE_BREAKS.iter().filter_map(|b| rest.find(b).map(|i| (i, b.len()))).min() {
         parts.push(&rest[..at.0]);
         rest = &rest[at.0 + at.1..];
     }
@@ -261,7 +259,7 @@ fn clean(value: &str) -> String {
     }
     let mut t = out.trim();
     // Line breaks a template put after the value (`Lee, Jung-Shin<br>`).
-    while let Some(head) = ["<br>", "<br/>", "<br />", "</br>"].iter().find_map(|b| t.strip_suffix(b)) {
+    while let Some(head) = LINE_BREAKS.iter().find_map(|b| t.strip_suffix(b)) {
         t = head.trim_end();
     }
     t.trim_matches(['*', '_']).trim().to_string()
@@ -296,8 +294,7 @@ mod tests {
     fn meta(text: &str) -> Meta {
         let fm = Frontmatter::parse(text);
         let lines = Lines::new(text, crate::note::frontmatter::body_start(text));
-        let yaml = fm.block.as_ref().filter(|_| fm.data.is_empty()).map(|b| &text[b.yaml.clone()]);
-        read(&fm, yaml, &lines, text.len(), "key2020")
+        read(&fm, fm.unreadable_yaml(text), &lines, text.len(), "key2020")
     }
 
     #[test]

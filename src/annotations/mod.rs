@@ -36,4 +36,4 @@ mod styles;
 mod text;
 mod zotero_html;
 pub use parse::{is_annotation_note, parse};
-pub(crate) use text::citekey_prefix;
+pub(crate) use text::{LINE_BREAKS, citekey_prefix};

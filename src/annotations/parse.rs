@@ -39,10 +39,8 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     }
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
-    let unreadable_yaml = fm.block.as_ref().filter(|_| fm.data.is_empty() && !fm.diagnostics.is_empty());
-    let unreadable_yaml = unreadable_yaml.map(|b| &text[b.yaml.clone()]);
-    let meta =
-        super::meta::read(&fm, unreadable_yaml, &lines, first, name.strip_suffix(".md").unwrap_or(name));
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    let meta = super::meta::read(&fm, fm.unreadable_yaml(text), &lines, first, stem);
     let citekey = super::meta::citekey(&meta, scan.first_cite.as_deref(), file_path);
     let title = meta.title.clone().unwrap_or_else(|| citekey.clone());
     if scan.annotations.is_empty() {

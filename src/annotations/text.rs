@@ -8,6 +8,9 @@ use super::prefixes::PrefixTable;
 /// Characters a citekey may hold inside it (Better BibTeX / Pandoc), besides letters, digits, `_`.
 const KEY_INNER: &str = "-:.#$%&+?<>~/";
 
+/// The HTML line breaks templates print (`nl2br` and hand-written ones).
+pub const LINE_BREAKS: [&str; 4] = ["<br />", "<br/>", "</br>", "<br>"];
+
 /// Reads a citekey at the start of `s` (after its `@`). Keys may start with a digit, hold
 /// Unicode letters, and hold `-:.#$%&+?<>~/` inside but not at the end.
 pub fn citekey_prefix(s: &str) -> Option<&str> {
@@ -75,7 +78,7 @@ pub fn label_page(label: &str) -> Option<String> {
     let lower = last.to_lowercase();
     let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
     // `Engelbart, 1962`: a citation without a locator ends with the year.
-    let year = label.contains(',') && label.split(',').count() == 2 && last.len() == 4;
+    let year = label.split(',').count() == 2 && last.len() == 4;
     if !is_page || last.is_empty() || year && !lower.starts_with('p') {
         return None;
     }

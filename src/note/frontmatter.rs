@@ -68,6 +68,13 @@ pub struct Frontmatter {
 }
 
 impl Frontmatter {
+    /// The text between the fences of a block that is not valid YAML (`citekey: @key`), for
+    /// readers that take what they can from its lines.
+    pub fn unreadable_yaml<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let block = self.block.as_ref().filter(|_| self.data.is_empty() && !self.diagnostics.is_empty())?;
+        text.get(block.yaml.clone())
+    }
+
     /// Reads the frontmatter of `text`. Never fails: problems become diagnostics.
     pub fn parse(text: &str) -> Self {
         let Some(block) = locate(text) else {

@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::annotations::LINE_BREAKS;
+
 /// A YAML scalar: plain when that is unambiguous, else double-quoted.
 pub(crate) fn yaml_string(value: &str) -> String {
     if is_plain_yaml(value) { value.to_string() } else { yaml_quoted(value) }
@@ -54,8 +56,7 @@ fn is_plain_yaml(value: &str) -> bool {
 /// HTML tags go, and so do words that are `file://` paths, raw `zotero://` URLs (the annotation's
 /// own link is written as a link beside it) or callout markers such as `[!quote|#ffd400]`.
 pub(crate) fn clean_text(text: &str) -> String {
-    let broken =
-        ["<br />", "<br/>", "</br>", "<br>"].iter().fold(text.to_string(), |t, b| t.replace(b, "\n"));
+    let broken = LINE_BREAKS.iter().fold(text.to_string(), |t, b| t.replace(b, "\n"));
     let untagged = strip_tags(&broken);
     let lines: Vec<String> = untagged
         .lines()
