@@ -233,10 +233,8 @@ async fn every_writing_tool_takes_dry_run_and_confirm() {
     let vault = crate::mcp_client::example_vault();
     let client = client(vault.path(), ConfirmPolicy::Writes, (), false).await;
     let tools = client.list_all_tools().await.unwrap();
-    let writing: Vec<_> = tools
-        .iter()
-        .filter(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true))
-        .collect();
+    let writes = |name: &str| scholia::mcp::tool_facts().into_iter().any(|t| t.writes && t.name == name);
+    let writing: Vec<_> = tools.iter().filter(|t| writes(&t.name)).collect();
     assert!(writing.len() >= 15, "{} writing tools", writing.len());
     for tool in writing {
         let properties = tool.input_schema.get("properties").and_then(Value::as_object);
