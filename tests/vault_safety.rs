@@ -92,6 +92,45 @@ fn a_folder_swapped_for_a_symlink_never_lets_a_write_out() {
     assert_eq!(std::fs::read_to_string(outside.path().join("n0.md")).unwrap(), "outside");
 }
 
+/// A folder swapped for a link to outside the vault while it is listed: no name from outside
+/// is ever listed (folders are opened from their parent without following a link).
+#[test]
+fn a_folder_swapped_for_a_symlink_never_lists_names_from_outside() {
+    let (_dir, root, vault) = vault();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "outside").unwrap();
+    std::fs::create_dir_all(outside.path().join("deeper")).unwrap();
+    std::fs::write(outside.path().join("deeper/hidden.md"), "outside").unwrap();
+    std::fs::create_dir(root.join("Sub")).unwrap();
+    std::fs::write(root.join("Sub/inside.md"), "vault").unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (root, outside, stop) = (root.clone(), outside.path().to_path_buf(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::rename(root.join("Sub"), root.join("Real"));
+                let _ = symlink(&outside, root.join("Sub"));
+                let _ = std::fs::remove_file(root.join("Sub"));
+                let _ = std::fs::rename(root.join("Real"), root.join("Sub"));
+            }
+        })
+    };
+    let mut listed = std::collections::BTreeSet::new();
+    for i in 0..1500 {
+        let names: Vec<String> = match i % 3 {
+            0 => vault.list(&VaultPath::root()).map(|f| f.into_iter().map(|f| f.path.to_string()).collect()),
+            1 => vault.list(&p("Sub")).map(|f| f.into_iter().map(|f| f.path.to_string()).collect()),
+            _ => vault.list_dir(&p("Sub")).map(|f| f.into_iter().map(|f| f.path.to_string()).collect()),
+        }
+        .unwrap_or_default();
+        listed.extend(names);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(listed.contains("Sub/inside.md"), "{listed:?}");
+    assert!(listed.iter().all(|n| !n.contains("secret") && !n.contains("deeper")), "{listed:?}");
+}
+
 /// Protected folders by their real path, `.git` at any depth, hidden paths and files that are
 /// not notes: refused for writes; moves keep an attachment's kind.
 #[test]

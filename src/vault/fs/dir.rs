@@ -23,6 +23,17 @@ pub(super) enum Kind {
     Other,
 }
 
+/// What a name in a folder is (a link not followed), with its size and times.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stat {
+    pub kind: Kind,
+    pub size: u64,
+    /// Last modification, ms since the Unix epoch.
+    pub mtime_ms: i64,
+    /// Birth time where the file system records it, else the modification time, ms.
+    pub ctime_ms: i64,
+}
+
 /// An exclusive lock on the vault, held until dropped.
 #[derive(Debug)]
 pub(super) struct Lock(#[allow(dead_code)] OwnedFd);
@@ -61,12 +72,39 @@ impl Dir {
     /// What `name` is (a link is not followed).
     pub fn kind(&self, name: &str) -> io::Result<Kind> {
         let stat = rustix::fs::statat(self.0.as_fd(), name, AtFlags::SYMLINK_NOFOLLOW)?;
-        Ok(match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => Kind::File(stat.st_mode & 0o7777),
-            FileType::Directory => Kind::Dir,
-            FileType::Symlink => Kind::Link,
-            _ => Kind::Other,
-        })
+        Ok(kind_of(stat.st_mode))
+    }
+
+    /// What `name` is, with its size and times (a link is not followed).
+    pub fn stat(&self, name: &str) -> io::Result<Stat> {
+        use rustix::fs::{StatxFlags, StatxTimestamp};
+        let ms = |t: StatxTimestamp| t.tv_sec * 1000 + i64::from(t.tv_nsec / 1_000_000);
+        let wanted = StatxFlags::BASIC_STATS | StatxFlags::BTIME;
+        match rustix::fs::statx(self.0.as_fd(), name, AtFlags::SYMLINK_NOFOLLOW, wanted) {
+            Ok(stat) => {
+                let mtime_ms = ms(stat.stx_mtime);
+                let born = stat.stx_mask & StatxFlags::BTIME.bits() != 0 && stat.stx_btime.tv_sec != 0;
+                Ok(Stat {
+                    kind: kind_of(u32::from(stat.stx_mode)),
+                    size: stat.stx_size,
+                    mtime_ms,
+                    ctime_ms: if born { ms(stat.stx_btime) } else { mtime_ms },
+                })
+            }
+            // No `statx` (an old kernel, a sandbox that refuses it): `fstatat`, without birth time.
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                let stat = rustix::fs::statat(self.0.as_fd(), name, AtFlags::SYMLINK_NOFOLLOW)?;
+                let mtime_ms =
+                    stat.st_mtime * 1000 + i64::try_from(stat.st_mtime_nsec / 1_000_000).unwrap_or(0);
+                Ok(Stat {
+                    kind: kind_of(stat.st_mode),
+                    size: stat.st_size as u64,
+                    mtime_ms,
+                    ctime_ms: mtime_ms,
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The names in the folder (`.` and `..` left out), as bytes on disk, lossily decoded.
@@ -148,6 +186,16 @@ impl Dir {
     pub fn identity(&self) -> io::Result<(u64, u64, bool)> {
         let stat = rustix::fs::fstat(self.0.as_fd())?;
         Ok((stat.st_dev, stat.st_ino, stat.st_nlink > 0))
+    }
+}
+
+/// The kind of a file of mode `mode`.
+fn kind_of(mode: u32) -> Kind {
+    match FileType::from_raw_mode(mode) {
+        FileType::RegularFile => Kind::File(mode & 0o7777),
+        FileType::Directory => Kind::Dir,
+        FileType::Symlink => Kind::Link,
+        _ => Kind::Other,
     }
 }
 

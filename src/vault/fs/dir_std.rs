@@ -22,6 +22,17 @@ pub(super) enum Kind {
     Other,
 }
 
+/// What a name in a folder is (a link not followed), with its size and times.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stat {
+    pub kind: Kind,
+    pub size: u64,
+    /// Last modification, ms since the Unix epoch.
+    pub mtime_ms: i64,
+    /// Creation time where the system records it, else the modification time, ms.
+    pub ctime_ms: i64,
+}
+
 /// An exclusive lock on the vault, held until dropped: the OS lock on the open folder, or where
 /// a folder cannot be opened as a file (Windows), this process's own lock.
 #[derive(Debug)]
@@ -67,9 +78,14 @@ impl Dir {
 
     /// What `name` is (a link is not followed).
     pub fn kind(&self, name: &str) -> io::Result<Kind> {
+        Ok(self.stat(name)?.kind)
+    }
+
+    /// What `name` is, with its size and times (a link is not followed).
+    pub fn stat(&self, name: &str) -> io::Result<Stat> {
         let md = std::fs::symlink_metadata(self.0.join(name))?;
         let kind = md.file_type();
-        Ok(if kind.is_file() {
+        let kind = if kind.is_file() {
             Kind::File(mode_of(&md))
         } else if kind.is_dir() {
             Kind::Dir
@@ -77,7 +93,18 @@ impl Dir {
             Kind::Link
         } else {
             Kind::Other
-        })
+        };
+        let ms = |t: io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::SystemTime::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as i64)
+        };
+        let mtime_ms = ms(md.modified());
+        let ctime_ms = match ms(md.created()) {
+            0 => mtime_ms,
+            born => born,
+        };
+        Ok(Stat { kind, size: md.len(), mtime_ms, ctime_ms })
     }
 
     /// The names in the folder, lossily decoded.

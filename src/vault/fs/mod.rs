@@ -174,20 +174,32 @@ impl FsVault {
         }
     }
 
-    /// The filesystem path of the folder `folder` to list; refused when a symbolic link leads it
-    /// into a hidden folder (`.obsidian`, `.git`, …), whose names are listed by their own name only.
-    fn listable(&self, folder: &VaultPath) -> Result<PathBuf, VaultError> {
-        let real = self.real_path(folder)?;
-        if real != *folder && real.is_hidden() && !folder.is_hidden() {
+    /// The folder `folder`, opened beneath the held root to be listed (links inside the vault
+    /// followed by hand); refused when a symbolic link leads it into a hidden folder (`.obsidian`,
+    /// `.git`, …), whose names are listed by their own name only.
+    fn listable(&self, folder: &VaultPath) -> Result<sys::Dir, VaultError> {
+        let not_found = || VaultError::NotFound { path: folder.to_string() };
+        if folder.is_root() {
+            return self.dir.reopen().map_err(|e| self.fail(folder, e));
+        }
+        let place = self.locate(folder, true, false)?;
+        if place.real != *folder && place.real.is_hidden() && !folder.is_hidden() {
             return Err(VaultError::InvalidPath {
                 path: folder.to_string(),
                 reason: format!(
-                    "it is a symbolic link into the hidden folder {real}; Scholia does not list hidden folders \
-                     through links (list the folders that hold notes)"
+                    "it is a symbolic link into the hidden folder {}; Scholia does not list hidden folders \
+                     through links (list the folders that hold notes)",
+                    place.real
                 ),
             });
         }
-        self.full(folder)
+        if place.kind != Some(sys::Kind::Dir) {
+            return Err(not_found());
+        }
+        place
+            .dir
+            .child(&place.name)
+            .map_err(|e| if sys::is_link_error(&e) { not_found() } else { self.fail(folder, e) })
     }
 
     /// Reads the note at `path`, opened by the kernel beneath the root folder (`openat2` with
@@ -300,10 +312,7 @@ impl Vault for FsVault {
     fn list(&self, folder: &VaultPath) -> Result<Vec<FileMeta>, VaultError> {
         self.ensure_here()?;
         let dir = self.listable(folder)?;
-        if !dir.is_dir() {
-            return Err(VaultError::NotFound { path: folder.to_string() });
-        }
-        let mut found = self.walk(&dir, folder.as_str());
+        let mut found = self.walk(dir, folder.as_str());
         if !found.temps.is_empty() {
             self.sweep_temps(&found.temps);
         }
@@ -328,18 +337,23 @@ impl Vault for FsVault {
     fn list_dir(&self, folder: &VaultPath) -> Result<Vec<DirEntry>, VaultError> {
         self.ensure_here()?;
         let dir = self.listable(folder)?;
-        let entries = fs::read_dir(&dir).map_err(|e| Self::io(folder, e))?;
+        let names = dir.names().map_err(|e| Self::io(folder, e))?;
         let mut out = Vec::new();
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for name in names {
             if name.starts_with('.') {
                 continue;
             }
             let Ok(path) = folder.join(&name) else { continue };
-            if self.resolve(&path).is_err() {
-                continue;
-            }
-            let is_dir = fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+            let is_dir = match dir.kind(&name) {
+                Ok(sys::Kind::Dir) => true,
+                Ok(sys::Kind::File(_)) => false,
+                // A link: listed when it stays inside the vault, as what it leads to.
+                Ok(sys::Kind::Link) => match self.resolve(&path) {
+                    Ok(full) => fs::metadata(full).is_ok_and(|m| m.is_dir()),
+                    Err(_) => continue,
+                },
+                _ => continue,
+            };
             out.push(DirEntry { path, is_dir });
         }
         out.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.path.cmp(&b.path)));

@@ -1,12 +1,14 @@
 //! Listing: every file under a folder, read on every core; the temporary files a killed writer
-//! left and the folders that could not be read are noted on the way.
+//! left and the folders that could not be read are noted on the way. Folders are held open and
+//! each sub-folder opened from its parent without following a link (`sys::Dir`), so a folder
+//! swapped for a link while the vault is listed never lists names from outside it.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::FsVault;
+use super::sys::{Dir, Kind};
 use crate::vault::{FileMeta, VaultPath};
 
 /// What a listing found: the files, and on the way the temporary files a writer left (vault
@@ -25,6 +27,9 @@ impl Found {
         self.unreadable.extend(other.unreadable);
     }
 }
+
+/// The longest path the system opens (Linux's `PATH_MAX`, with its final NUL).
+const PATH_MAX: usize = 4096;
 
 /// Whether `name` is a temporary file of the write path (`.scholia-PID-N.tmp`).
 pub(super) fn is_temp_name(name: &str) -> bool {
@@ -55,10 +60,10 @@ impl FsVault {
     /// links are followed only when they stay inside the vault; linked folders are not entered
     /// (no loops, no escapes). Folders are read on every core: each thread takes the next
     /// folder found and not yet read, until none is left and no thread is reading one.
-    pub(super) fn walk(&self, dir: &Path, rel: &str) -> Found {
+    pub(super) fn walk(&self, dir: Dir, rel: &str) -> Found {
         let mut out = Found::default();
         let mut pending = Vec::new();
-        self.walk_one(dir, rel, &mut out, &mut pending);
+        self.walk_one(&dir, rel, &mut out, &mut pending);
         let threads = crate::cores::cores().min(pending.len());
         if threads <= 1 {
             return self.walk_serial(out, pending);
@@ -107,32 +112,30 @@ impl FsVault {
             }
         });
         if failed.load(Ordering::Relaxed) {
-            return self.walk_serial(Found::default(), vec![(dir.to_path_buf(), rel.to_string())]);
+            return self.walk_serial(Found::default(), vec![(dir, rel.to_string())]);
         }
         out
     }
 
     /// Adds to `out` the files of the `pending` folders and of every folder under them, on this
     /// thread.
-    fn walk_serial(&self, mut out: Found, mut pending: Vec<(PathBuf, String)>) -> Found {
+    fn walk_serial(&self, mut out: Found, mut pending: Vec<(Dir, String)>) -> Found {
         while let Some((dir, rel)) = pending.pop() {
             self.walk_one(&dir, &rel, &mut out, &mut pending);
         }
         out
     }
 
-    /// The files of one folder into `out`, its folders into `folders`; a folder that cannot be
-    /// read (gone meanwhile is fine) is noted in `out`.
-    fn walk_one(&self, dir: &Path, rel: &str, out: &mut Found, folders: &mut Vec<(PathBuf, String)>) {
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
+    /// The files of one folder into `out`, its folders (opened) into `folders`; a folder that
+    /// cannot be read (gone meanwhile is fine) is noted in `out`.
+    fn walk_one(&self, dir: &Dir, rel: &str, out: &mut Found, folders: &mut Vec<(Dir, String)>) {
+        let names = match dir.names() {
+            Ok(names) => names,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
             Err(e) => return out.unreadable.push(unreadable(rel, &e)),
         };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let child_rel = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
+        for name in names {
+            let child_rel = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
             if name.starts_with('.') {
                 if is_temp_name(&name) {
                     out.temps.push(child_rel);
@@ -140,21 +143,35 @@ impl FsVault {
                 continue;
             }
             let Ok(vpath) = VaultPath::new(&child_rel) else { continue };
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                folders.push((entry.path(), vpath.as_str().to_string()));
-            } else if kind.is_file() {
-                if let Ok(md) = entry.metadata() {
-                    out.files.push(Self::meta(vpath, &md));
+            let Ok(stat) = dir.stat(&name) else { continue };
+            match stat.kind {
+                // Its notes could be listed through the open folder but not read by their path.
+                Kind::Dir if self.root.as_os_str().len() + 1 + child_rel.len() >= PATH_MAX => {
+                    let error = std::io::Error::from(std::io::ErrorKind::InvalidFilename);
+                    out.unreadable.push(unreadable(vpath.as_str(), &error));
                 }
-            } else if kind.is_symlink() {
-                let full = entry.path();
-                if self.vault_path_of(&full).is_some()
-                    && let Ok(md) = fs::metadata(&full)
-                    && md.is_file()
-                {
-                    out.files.push(Self::meta(vpath, &md));
+                Kind::Dir => match dir.child(&name) {
+                    Ok(child) => folders.push((child, vpath.as_str().to_string())),
+                    // Swapped for a link since it was looked at: not entered.
+                    Err(e) if super::sys::is_link_error(&e) || e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => out.unreadable.push(unreadable(vpath.as_str(), &e)),
+                },
+                Kind::File(_) => out.files.push(FileMeta {
+                    path: vpath,
+                    size: stat.size,
+                    mtime_ms: stat.mtime_ms,
+                    ctime_ms: stat.ctime_ms,
+                }),
+                Kind::Link => {
+                    let full = self.root.join(vpath.as_str());
+                    if self.vault_path_of(&full).is_some()
+                        && let Ok(md) = fs::metadata(&full)
+                        && md.is_file()
+                    {
+                        out.files.push(Self::meta(vpath, &md));
+                    }
                 }
+                Kind::Other => {}
             }
         }
     }
