@@ -443,6 +443,25 @@ async fn the_servers_own_writes_are_in_its_next_answer_without_a_rescan() {
 }
 
 #[tokio::test]
+async fn a_move_rewrites_links_in_a_note_written_behind_the_servers_back_a_moment_ago() {
+    // No watcher and no polling: the index hears nothing of the file written outside.
+    let options = IndexOptions { watch: false, poll: false, ..IndexOptions::default() };
+    let s = start(crate::mcp_client::example_vault(), options, ()).await;
+    s.wait_ready().await;
+    s.ok("create_note", json!({"path": "Inbox/Numbat.md", "content": "A numbat digs."})).await;
+    s.write("Inbox/Outside.md", "Written by another program: see [[Numbat]].");
+    let dry = s.ok("delete_note", json!({"note": "Numbat", "dryRun": true})).await;
+    assert!(dry.to_string().contains("Inbox/Outside.md"), "the delete names the link that breaks: {dry}");
+    s.ok(
+        "obsidian_move_file",
+        json!({"filePath": "Numbat", "newPath": "Archive/Termites.md", "confirm": true}),
+    )
+    .await;
+    let outside = std::fs::read_to_string(s.vault.path().join("Inbox/Outside.md")).unwrap();
+    assert_eq!(outside, "Written by another program: see [[Termites]].");
+}
+
+#[tokio::test]
 async fn writing_tools_list_the_links_they_wrote_that_open_nothing() {
     let s = ready().await;
     let text = "See [[Nowhere note]], [[Literature review#Plan|the plan]], [x](Missing%20file.md),\n`[[in code]]` and [site](https://example.org).\n";

@@ -25,6 +25,15 @@ impl Scholia {
         self.index.view(folder).map_err(|e| e.to_string())
     }
 
+    /// [`Scholia::index_view`] of the whole vault, first brought up to date with every file on
+    /// disk (modification times checked): for a move or delete, whose links to rewrite or
+    /// report must include a note another program wrote a moment ago (the watcher may not have
+    /// told the index yet).
+    pub(super) fn synced_index_view(&self) -> Result<View<'_>, String> {
+        self.index.sync();
+        self.index_view(&VaultPath::root())
+    }
+
     /// The live index, brought up to date; `None` while it is being built.
     pub(super) fn live_index(&self) -> Option<View<'_>> {
         let was_ready = self.index.is_ready();

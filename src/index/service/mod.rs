@@ -367,6 +367,17 @@ impl IndexService {
         self.shared.flush(batch, source);
     }
 
+    /// Makes the index current with every file on disk, not only the ones it heard of: what
+    /// [`IndexService::prepare`] applies, then every modification time checked (a listing of the
+    /// vault). For a change planned from the index that rewrites other notes (a move, a delete's
+    /// list of links), where a note another program wrote a moment ago must not be missed.
+    pub fn sync(&self) {
+        if self.is_ready() {
+            self.prepare();
+            self.shared.poll("sync");
+        }
+    }
+
     /// An index for the notes under `folder`: the live index when it is built, else one scanned
     /// now (the whole vault when `folder` is the root).
     pub fn view(&self, folder: &VaultPath) -> Result<View<'_>, VaultError> {

@@ -385,7 +385,7 @@ impl Scholia {
     ) -> Response {
         let (path, incoming) = {
             let path = attempt!(self.resolve_note(&args.note));
-            let view = attempt!(self.index_view(&VaultPath::root()));
+            let view = attempt!(self.synced_index_view());
             let incoming = view.graph().backlinks(&path);
             (path, incoming)
         };

@@ -158,7 +158,7 @@ impl Scholia {
         let path = attempt!(self.resolve_note(&args.file_path));
         attempt!(path.ensure_writable());
         let links = {
-            let view = attempt!(self.index_view(&VaultPath::root()));
+            let view = attempt!(self.synced_index_view());
             moves::links_into(view.graph(), &path)
         };
         if args.write.dry_run {
@@ -191,7 +191,7 @@ impl Scholia {
     ) -> Response {
         let (old, new) = attempt!(self.move_paths(&args.file_path, &args.new_path));
         let plan = {
-            let view = attempt!(self.index_view(&VaultPath::root()));
+            let view = attempt!(self.synced_index_view());
             attempt!(moves::plan_move(self.vault.as_ref(), view.graph(), &old, &new, self.link_style()))
         };
         if !args.write.dry_run {
