@@ -110,6 +110,8 @@ fn main() {
         percentile(&mut starts, 0.95)
     );
 
+    first_searches(dir.path());
+
     let started = Instant::now();
     let mut server = Server::start(dir.path());
     server.initialize();
@@ -167,6 +169,36 @@ fn main() {
     }
     scan_versus_ripgrep(&mut server, dir.path());
     println!("peak memory {}", times_markdown(server.peak_kb(), bytes));
+}
+
+/// The first searches of a client that asks at once, while the index is still being built:
+/// each answer's time from the server's start, and when the index was ready meanwhile.
+fn first_searches(vault: &std::path::Path) {
+    let searches = [
+        ("search_vault", json!({"query": "retrieval evaluation"})),
+        ("obsidian_search", json!({"query": "zebrafish"})),
+        ("obsidian_global_search", json!({"query": "\"knowledge graph\" tag:ml"})),
+    ];
+    for (tool, args) in searches {
+        let started = Instant::now();
+        let mut server = Server::start(vault);
+        server.initialize();
+        let answer = server.request("tools/call", json!({"name": tool, "arguments": args}));
+        let answered = started.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(answer["result"]["isError"], false, "{tool}: {answer}");
+        let from = answer["result"]["structuredContent"]["index"].as_str().unwrap_or("?").to_string();
+        loop {
+            let stats = server.request("tools/call", json!({"name": "get_vault_stats", "arguments": {}}));
+            if stats["result"]["structuredContent"]["index"] == "ready" {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        println!(
+            "first {tool:<24} answered {answered:>7.0} ms after start (index {from}); index ready at {:.0} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
 }
 
 /// A peak in kB as megabytes and as a multiple of the vault's Markdown size.
