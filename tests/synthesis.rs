@@ -302,7 +302,7 @@ fn source_strategy(link: &'static str) -> impl Strategy<Value = SourceNote> {
                 template: TemplateStyle::MarkBlocks,
                 diagnostics: vec![],
             };
-            SourceNote { doc, link: link.to_string(), anchors }
+            SourceNote { doc, link: link.to_string(), anchors, headings: vec![], legend: vec![] }
         },
     )
 }

@@ -128,6 +128,24 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The meaning a colour-group heading gives its colour: its words, less a leading colour name
+/// set off by a symbol (`Blue 🔹 Definitions` → `Definitions`, `Key Terms` → `Key Terms`);
+/// `None` when nothing but a colour name (and words like "highlights") is left.
+pub fn legend_name(heading: &str) -> Option<String> {
+    let words = heading.trim().trim_matches(|c: char| !c.is_alphanumeric());
+    let first = words.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    let rest = words[first.len()..].trim_start();
+    let set_off = rest.starts_with(|c: char| !c.is_alphanumeric());
+    let name = if zotero_hex_of_name(first).is_some() && (set_off || rest.is_empty()) {
+        rest.trim_start_matches(|c: char| !c.is_alphanumeric())
+    } else {
+        words
+    };
+    let filler = ["highlight", "highlights", "annotation", "annotations", "notes"];
+    let empty = name.is_empty() || filler.iter().any(|f| name.eq_ignore_ascii_case(f));
+    (!empty).then(|| name.to_string())
+}
+
 /// `#RGB`/`#RRGGBB` (with or without `#`) → lowercase `#rrggbb`; `None` if it is not a colour.
 pub fn parse_hex(text: &str) -> Option<String> {
     let digits = text.trim().strip_prefix('#').unwrap_or(text.trim());
@@ -169,6 +187,16 @@ mod tests {
         assert_eq!(category_of(CODE), ColorCategory::Semantic);
         assert_eq!(heading_level_of(SECTION3), Some(4));
         assert_eq!(heading_level_of(POSITIVE), None);
+    }
+
+    #[test]
+    fn legend_names_drop_a_leading_colour_name() {
+        assert_eq!(legend_name("Blue 🔹 Definitions").as_deref(), Some("Definitions"));
+        assert_eq!(legend_name("Red ❗ Disagree").as_deref(), Some("Disagree"));
+        assert_eq!(legend_name("Key Terms & Background").as_deref(), Some("Key Terms & Background"));
+        assert_eq!(legend_name("Green energy policy").as_deref(), Some("Green energy policy"));
+        assert_eq!(legend_name("Yellow"), None);
+        assert_eq!(legend_name("🟡 Yellow - highlights"), None);
     }
 
     #[test]

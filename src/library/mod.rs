@@ -10,7 +10,7 @@ pub mod setup;
 
 use serde::Serialize;
 
-use crate::annotations::{self, AnnotationDoc, ParseOptions, colors};
+use crate::annotations::{self, AnnotationDoc, ParseOptions, TemplateStyle, colors};
 use crate::note::{Frontmatter, LinkResolver, LinkStyle};
 use crate::synthesis::SourceNote;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath, naming};
@@ -185,7 +185,9 @@ pub fn load_source(
     let text = vault.read(path)?;
     let doc = annotations::parse(&text, &vault.absolute(path), options);
     let link = resolver.link_text(path.as_str(), None, LinkStyle::Shortest);
-    Ok(SourceNote::from_doc(doc, link, &text))
+    let templated = matches!(doc.template, TemplateStyle::UserTemplate | TemplateStyle::Mixed);
+    let legend = options.templates.iter().filter(|_| templated).flat_map(|t| t.legend());
+    Ok(SourceNote::from_doc(doc, link, &text).with_legend(legend))
 }
 
 /// Writes `content` as a new note named by `pattern` and `vars` in `folder`, numbering the name

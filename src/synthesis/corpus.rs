@@ -1,8 +1,9 @@
 //! All sources of a synthesis as one list of items, with the themes they share.
 //!
-//! A theme is a section heading or a `THEME [x]` comment. Two sources share a theme when their
-//! names have the same [`theme_key`]. An annotation belongs to its `THEME [x]` theme and to the
-//! deepest heading above it that is a shared theme.
+//! A theme is a section heading, a `THEME [x]` comment or the user's own label opening a comment
+//! (`Retrieval: …`, see [`comment_label`]). Two sources share a theme when their names have the
+//! same [`theme_key`]. An annotation belongs to one shared theme: its `THEME [x]` theme, else its
+//! comment's label, else the deepest heading above it that is shared.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,7 +14,7 @@ use super::items::Group;
 use super::markdown::nonempty;
 use super::outline::Outline;
 use super::palette::Palette;
-use super::themes::{display_name, is_generic, salient_terms, theme_key};
+use super::themes::{comment_label, display_name, is_generic, salient_terms, theme_key};
 
 /// One annotation of one source, with what the synthesis compares.
 #[derive(Debug)]
@@ -34,8 +35,8 @@ pub(crate) struct Item<'a> {
     pub section: Option<usize>,
     /// Theme keys of the headings above it, outermost first.
     heading_keys: Vec<String>,
-    /// Theme key of its `THEME [x]` comment.
-    theme_key: Option<String>,
+    /// Theme keys of its `THEME [x]` comment, then of its comment's own label.
+    theme_keys: Vec<String>,
     /// Keys of the shared themes it belongs to.
     pub themes: Vec<String>,
     /// Salient terms of its text and comment: (stem, spelling).
@@ -119,6 +120,17 @@ impl Collector<'_> {
         }
         Some(key)
     }
+
+    /// Records the theme names `ann` gives itself: its `THEME [x]` tag and the label opening its
+    /// comment (no label when the comment has one of seed 001's prefixes: that is a meaning).
+    fn tags(&mut self, ann: &Annotation, src: usize) -> Vec<String> {
+        let tag = nonempty(ann.theme.as_deref()).and_then(|t| self.record(t, src));
+        let label = match ann.comment_prefix {
+            Some(_) => None,
+            None => ann.comment.as_deref().and_then(comment_label).and_then(|l| self.record(l, src)),
+        };
+        tag.into_iter().chain(label).collect()
+    }
 }
 
 impl<'a> Corpus<'a> {
@@ -160,26 +172,26 @@ impl<'a> Corpus<'a> {
 }
 
 fn collect_source<'a>(c: &mut Collector<'a>, src: usize, source: &'a SourceNote) {
-    let outline = Outline::new(source);
+    let outline = Outline::new(source, &c.palette);
     let mut heading_keys: Vec<Option<String>> = Vec::new();
     for h in &outline.headings {
         let key = c.record(&h.name, src);
         heading_keys.push(key);
-        let theme_key = nonempty(h.ann.theme.as_deref()).and_then(|t| c.record(t, src));
+        let theme_keys = c.tags(h.ann, src);
         let keys = h.path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
         let parent = h.path.len().checked_sub(2).map(|i| outline.headings[h.path[i]].pos);
         let place = Where { src, pos: h.pos, anchor: h.anchor, section: parent };
         let group = c.palette.group(h.ann);
-        c.items.push(item(place, h.ann, (false, group), keys, theme_key));
+        c.items.push(item(place, h.ann, (false, group), keys, theme_keys));
     }
     for p in &outline.placed {
         let path = p.section.map(|s| outline.headings[s].path.clone()).unwrap_or_default();
         let keys = path.iter().filter_map(|&i| heading_keys[i].clone()).collect();
-        let theme_key = nonempty(p.ann.theme.as_deref()).and_then(|t| c.record(t, src));
+        let theme_keys = c.tags(p.ann, src);
         let section = p.section.map(|s| outline.headings[s].pos);
         let place = Where { src, pos: p.pos, anchor: p.anchor, section };
         let group = c.palette.group(p.ann);
-        c.items.push(item(place, p.ann, (true, group), keys, theme_key));
+        c.items.push(item(place, p.ann, (true, group), keys, theme_keys));
     }
     let start = c.items.iter().position(|i| i.src == src).unwrap_or(c.items.len());
     c.items[start..].sort_by_key(|i| i.pos);
@@ -198,7 +210,7 @@ fn item<'a>(
     ann: &'a Annotation,
     (semantic, group): (bool, Group),
     heading_keys: Vec<String>,
-    theme_key: Option<String>,
+    theme_keys: Vec<String>,
 ) -> Item<'a> {
     let words =
         [ann.text.as_deref(), ann.comment.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
@@ -213,21 +225,22 @@ fn item<'a>(
         group,
         section,
         heading_keys,
-        theme_key,
+        theme_keys,
         themes: Vec::new(),
         terms,
     }
 }
 
-/// Its `THEME [x]` theme and the deepest shared heading above it, when shared.
+/// Its `THEME [x]` theme, its comment's label and the deepest shared heading above it, when shared.
 fn memberships(item: &Item, shared: &BTreeSet<String>) -> Vec<String> {
-    let mut out: Vec<String> = item.theme_key.iter().filter(|k| shared.contains(*k)).cloned().collect();
+    let mut out: Vec<String> = item.theme_keys.iter().filter(|k| shared.contains(*k)).cloned().collect();
     if let Some(key) = item.heading_keys.iter().rev().find(|k| shared.contains(*k))
         && !out.contains(key)
     {
         out.push(key.clone());
     }
-    // One place per annotation: its `THEME [x]` theme wins over its heading.
+    // One place per annotation: its `THEME [x]` theme wins over its label, which wins over its
+    // heading.
     out.truncate(1);
     out
 }

@@ -137,6 +137,8 @@ mod tests {
             doc,
             link: "@smithML2023".into(),
             anchors: anchors.iter().map(|s| s.to_string()).collect(),
+            headings: vec![],
+            legend: vec![],
         }
     }
 

@@ -51,6 +51,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::annotations::AnnotationDoc;
+use crate::annotations::colors::ColorEntry;
 
 /// One annotation note as the renderer sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,13 +65,48 @@ pub struct SourceNote {
     /// as `**` removed, see [`crate::note`]) and block ids with their `^`.
     #[serde(default)]
     pub anchors: Vec<String>,
+    /// The note's headings (level and anchor), so an annotation the export printed as a heading
+    /// line is a heading of the summary at that level.
+    #[serde(default)]
+    pub headings: Vec<NoteHeading>,
+    /// What the note's colours mean as its colour-group headings (`# Blue 🔹 Definitions`) and
+    /// its template (`## Key Terms` above the yellow ones) state it (`#2ea8e5` → `Definitions`);
+    /// empty when nothing states it.
+    #[serde(default)]
+    pub legend: Vec<ColorEntry>,
+}
+
+/// A heading line of an annotation note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteHeading {
+    /// 1–6.
+    pub level: u8,
+    /// The heading's text as written.
+    #[serde(default)]
+    pub text: String,
+    /// The anchor Obsidian links it by.
+    pub anchor: String,
 }
 
 impl SourceNote {
-    /// The source for `doc`, linked as `link`, with the anchors that exist in the note's text
-    /// (`note_text` is the annotation note the parser read).
+    /// The source for `doc`, linked as `link`, with the anchors and headings that exist in the
+    /// note's text (`note_text` is the annotation note the parser read).
     pub fn from_doc(doc: AnnotationDoc, link: impl Into<String>, note_text: &str) -> Self {
-        Self { doc, link: link.into(), anchors: crate::note::anchors(note_text) }
+        let note = crate::note::Note::parse(note_text);
+        let headings: Vec<NoteHeading> = note
+            .headings
+            .iter()
+            .map(|h| NoteHeading { level: h.level, text: h.text.clone(), anchor: h.anchor.clone() })
+            .collect();
+        let legend = palette::note_legend(&doc, &headings);
+        Self { doc, link: link.into(), anchors: note.anchors(), headings, legend }
+    }
+
+    /// Adds the colour names the note's template states (see
+    /// [`crate::annotations::template::Template::legend`]) after those the note's headings state.
+    pub fn with_legend(mut self, legend: impl IntoIterator<Item = ColorEntry>) -> Self {
+        self.legend.extend(legend);
+        self
     }
 }
 

@@ -1,14 +1,19 @@
 //! The structure of one source: its section annotations and where each semantic one falls.
 //!
-//! Section colours (section1–3) open headings; every other annotation falls under the deepest
-//! section open before it, or under none when it comes before the first section.
+//! Headings come from the export: an annotation the note prints as a heading line (its comment
+//! or text is the heading's text) opens a heading at that line's level, whatever its colour.
+//! Section colours (section1–3) open headings by colour alone only when the palette says the
+//! vault follows them ([`Palette::sections_from_colour`]). Every other annotation falls under the
+//! deepest heading open before it, or under none when it comes before the first.
 
 use crate::annotations::colors::heading_level_of;
 use crate::annotations::{Annotation, ColorCategory};
+use crate::note::anchor::anchors_match;
 
 use super::SourceNote;
 use super::links::find_anchor;
 use super::markdown::{nonempty, one_line};
+use super::palette::Palette;
 
 /// A section annotation, as a heading.
 #[derive(Debug)]
@@ -53,13 +58,12 @@ pub(crate) struct Outline<'a> {
 }
 
 impl<'a> Outline<'a> {
-    /// Walks the annotations of `source` once.
-    pub(crate) fn new(source: &'a SourceNote) -> Self {
+    /// Walks the annotations of `source` once, with headings as `palette` reads them.
+    pub(crate) fn new(source: &'a SourceNote, palette: &Palette) -> Self {
         let mut outline = Outline { headings: Vec::new(), placed: Vec::new() };
         let mut stack: Vec<usize> = Vec::new();
-        for (pos, ann) in source.doc.annotations.iter().enumerate() {
-            if is_section(ann) {
-                let level = section_level(ann);
+        for (pos, (ann, level)) in source.doc.annotations.iter().zip(levels(source, palette)).enumerate() {
+            if let Some(level) = level {
                 while stack.last().is_some_and(|&i| outline.headings[i].level >= level) {
                     stack.pop();
                 }
@@ -108,14 +112,38 @@ fn heading<'a>(source: &'a SourceNote, ann: &'a Annotation, place: Place<'a>) ->
     }
 }
 
-/// Whether the annotation opens a section (a hierarchy colour).
-pub(crate) fn is_section(ann: &Annotation) -> bool {
-    ann.color_category == ColorCategory::Hierarchy
+/// Per annotation of `source`, the level of the heading it opens, if it opens one: its heading
+/// line's level (shifted so the shallowest is at least `##`: `#` is the summary's title), else
+/// its section colour's level when the palette reads colours as sections. At most `#####`, so
+/// the groups below it stay headings.
+fn levels(source: &SourceNote, palette: &Palette) -> Vec<Option<usize>> {
+    let lines: Vec<Option<u8>> = source.doc.annotations.iter().map(|a| heading_line(source, a)).collect();
+    let shift = lines.iter().flatten().min().map_or(0, |&top| 2u8.saturating_sub(top));
+    let by_colour = |ann: &Annotation| {
+        (palette.sections_from_colour() && ann.color_category == ColorCategory::Hierarchy).then(|| {
+            ann.heading_level.or_else(|| heading_level_of(&ann.color.to_ascii_lowercase())).unwrap_or(2)
+        })
+    };
+    let anns = source.doc.annotations.iter();
+    lines
+        .iter()
+        .zip(anns)
+        .map(|(line, ann)| line.map(|l| l + shift).or_else(|| by_colour(ann)))
+        .map(|level| level.map(|l| usize::from(l).clamp(2, 5)))
+        .collect()
 }
 
-fn section_level(ann: &Annotation) -> usize {
-    let level = ann.heading_level.or_else(|| heading_level_of(&ann.color.to_ascii_lowercase())).unwrap_or(2);
-    usize::from(level).clamp(2, 5)
+/// The level of the heading line the note prints for `ann`: a heading whose text is the
+/// annotation's comment or its text.
+pub(crate) fn heading_line(source: &SourceNote, ann: &Annotation) -> Option<u8> {
+    let prefixed = match (nonempty(ann.comment_prefix.as_deref()), nonempty(ann.comment.as_deref())) {
+        (Some(prefix), Some(comment)) => Some(format!("{prefix} {comment}")),
+        _ => None,
+    };
+    let candidates = [prefixed.as_deref(), ann.comment.as_deref(), ann.text.as_deref()];
+    candidates.into_iter().flat_map(nonempty).map(one_line).find_map(|candidate| {
+        source.headings.iter().find(|h| anchors_match(&h.anchor, &candidate)).map(|h| h.level)
+    })
 }
 
 /// The heading text of a section annotation: prefix and comment, else the text.
@@ -127,5 +155,88 @@ fn section_title(ann: &Annotation) -> String {
         (Some(p), None) => p,
         (None, Some(m)) => m,
         (None, None) => "Untitled Section".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::annotations::{AnnotationDoc, AnnotationType, TemplateStyle};
+    use crate::synthesis::{NoteHeading, RenderOptions};
+
+    fn ann(color: &str, hex: &str, text: &str) -> Annotation {
+        let level = heading_level_of(color);
+        Annotation {
+            kind: AnnotationType::Highlight,
+            color: color.into(),
+            color_hex: Some(hex.into()),
+            color_category: crate::annotations::colors::category_of(color),
+            text: Some(text.into()),
+            comment: None,
+            comment_prefix: None,
+            theme: None,
+            page: None,
+            page_label: None,
+            heading_level: level,
+            image_path: None,
+            zotero_link: None,
+        }
+    }
+
+    fn source(annotations: Vec<Annotation>, headings: &[(u8, &str)], template: TemplateStyle) -> SourceNote {
+        let doc = AnnotationDoc {
+            citekey: "k".into(),
+            title: "T".into(),
+            file_path: "/v/k.md".into(),
+            annotations,
+            zotero_link: None,
+            authors: None,
+            year: None,
+            tags: vec![],
+            template,
+            diagnostics: vec![],
+        };
+        let headings: Vec<NoteHeading> = headings
+            .iter()
+            .map(|(level, text)| NoteHeading {
+                level: *level,
+                text: text.to_string(),
+                anchor: text.to_string(),
+            })
+            .collect();
+        let anchors = headings.iter().map(|h| h.anchor.clone()).collect();
+        SourceNote { doc, link: "k".into(), anchors, headings, legend: vec![] }
+    }
+
+    fn titles(source: &SourceNote) -> Vec<(usize, String)> {
+        let palette = Palette::detect(std::slice::from_ref(source), &RenderOptions::default());
+        Outline::new(source, &palette).headings.iter().map(|h| (h.level, h.title.clone())).collect()
+    }
+
+    #[test]
+    fn a_section_colour_is_a_heading_only_where_the_export_has_its_heading_line() {
+        let anns = vec![
+            ann("section1", "#2ea8e5", "Retrieval quality"),
+            ann("question", "#ffd400", "a plain highlight"),
+            ann("section1", "#2ea8e5", "a blue passage the template did not print as a heading"),
+        ];
+        let own = source(anns.clone(), &[(1, "Notes"), (3, "Retrieval quality")], TemplateStyle::Callout);
+        assert_eq!(titles(&own), [(3, "Retrieval quality".to_string())]);
+        // Seed 001's template writes every section colour as a heading.
+        let seed = source(anns, &[(2, "Retrieval quality")], TemplateStyle::MarkBlocks);
+        assert_eq!(titles(&seed).len(), 2);
+    }
+
+    #[test]
+    fn heading_lines_of_any_colour_keep_their_levels_below_the_title() {
+        let anns = vec![
+            ann("section3", "#e56eee", "Lecture one"),
+            ann("question", "#ffd400", "Part A"),
+            ann("negative", "#ff6666", "A detail"),
+        ];
+        let s =
+            source(anns, &[(1, "Lecture one"), (2, "Part A"), (3, "A detail")], TemplateStyle::UserTemplate);
+        let levels: Vec<usize> = titles(&s).iter().map(|(l, _)| *l).collect();
+        assert_eq!(levels, [2, 3, 4]);
     }
 }

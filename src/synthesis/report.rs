@@ -80,7 +80,13 @@ mod tests {
             template: TemplateStyle::Unknown,
             diagnostics: vec![],
         };
-        SourceNote { doc, link: link.into(), anchors: anchors.iter().map(|a| a.to_string()).collect() }
+        SourceNote {
+            doc,
+            link: link.into(),
+            anchors: anchors.iter().map(|a| a.to_string()).collect(),
+            headings: vec![],
+            legend: vec![],
+        }
     }
 
     #[test]

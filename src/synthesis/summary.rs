@@ -41,7 +41,7 @@ pub fn summarize_with_report(source: &SourceNote, options: &RenderOptions) -> Re
 fn push_body_sections(out: &mut String, source: &SourceNote, options: &RenderOptions, palette: &Palette) {
     let ctx = Ctx { source, options, palette };
     let out = &mut *out;
-    let outline = Outline::new(source);
+    let outline = Outline::new(source, palette);
     if outline.headings.is_empty() && outline.placed.is_empty() {
         out.push_str("_No annotations found._\n\n");
     } else if outline.headings.is_empty() {

@@ -126,6 +126,104 @@ pub(crate) fn is_generic(key: &str) -> bool {
     stems.iter().any(|g| g == key)
 }
 
+/// Labels that say what kind of remark a comment is, not what it is about (after
+/// [`theme_key`]): a comment starting `Question:` or `Figure 2:` names no theme. Seed 001's
+/// prefixes are among them: they are meanings, not themes.
+const REMARK_LABELS: &[&str] = &[
+    "a",
+    "agree",
+    "answer",
+    "argument",
+    "assumption",
+    "cf",
+    "claim",
+    "code",
+    "comment",
+    "concern",
+    "connection",
+    "core",
+    "critique",
+    "criticism",
+    "data",
+    "definition",
+    "detail",
+    "disagree",
+    "e g",
+    "eg",
+    "equation",
+    "evidence",
+    "example",
+    "figure",
+    "finding",
+    "gap",
+    "hypothesis",
+    "i e",
+    "idea",
+    "ie",
+    "important",
+    "insight",
+    "interesting",
+    "issue",
+    "key point",
+    "limitation",
+    "main idea",
+    "me",
+    "method",
+    "nb",
+    "note",
+    "page",
+    "point",
+    "premise",
+    "problem",
+    "ps",
+    "q",
+    "question",
+    "quote",
+    "ref",
+    "relevant",
+    "remark",
+    "see",
+    "see also",
+    "source",
+    "stat",
+    "summary",
+    "table",
+    "takeaway",
+    "term",
+    "thesis",
+    "thought",
+    "tldr",
+    "todo",
+    "translation",
+    "unclear",
+    "weakness",
+    "why",
+];
+
+/// The user's own label that opens a comment (`Retrieval: the index is rebuilt …` gives
+/// `Retrieval`): one to four words before a colon and a space, more text after it. `None` for a
+/// label that only says what kind of remark it is ([`REMARK_LABELS`]), a generic section name
+/// ([`is_generic`]), or anything else (a sentence, a link, a time).
+pub(crate) fn comment_label(comment: &str) -> Option<&str> {
+    let comment = comment.trim_start().trim_start_matches(['*', '_']);
+    let (label, rest) = comment.split_once(':')?;
+    let label = label.trim_end_matches(['*', '_']).trim();
+    let rest = rest.trim_start_matches(['*', '_']);
+    let words = label.split_whitespace().count();
+    let well_formed = (1..=4).contains(&words)
+        && label.chars().count() <= 40
+        && label.chars().next().is_some_and(char::is_alphabetic)
+        && label.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '&' | '/'))
+        && rest.starts_with(char::is_whitespace)
+        && !rest.trim().is_empty();
+    if !well_formed {
+        return None;
+    }
+    let key = theme_key(label);
+    let remark = REMARK_LABELS.iter().any(|r| theme_key(r) == key);
+    (!key.is_empty() && !remark && !is_generic(&key)).then_some(label)
+}
+
 /// A light English stemmer: plural and `-ing`/`-ed` endings, so "methods"/"method" and
 /// "sampling"/"samples"/"sample" meet. Never shortens a word below three letters.
 pub(crate) fn stem(word: &str) -> String {
@@ -240,6 +338,23 @@ mod tests {
         }
         assert!(!is_generic(&theme_key("Judge reliability")));
         assert!(!is_generic(&theme_key("Limitations of seed studies")));
+    }
+
+    #[test]
+    fn a_users_own_comment_label_is_a_theme_name_but_remark_kinds_are_not() {
+        assert_eq!(comment_label("Retrieval: the index is rebuilt nightly"), Some("Retrieval"));
+        assert_eq!(comment_label("**Query rewriting:** helps short queries"), Some("Query rewriting"));
+        for not_a_theme in [
+            "Question: what about edge cases?",
+            "Figure 2: the pipeline",
+            "Methods: three seeds",
+            "see https://example.org for more",
+            "At 10:30 the run stopped",
+            "Retrieval:",
+            "This sentence is far too long to be a label: so it is not one",
+        ] {
+            assert_eq!(comment_label(not_a_theme), None, "{not_a_theme}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::fmt;
 pub use eval::Loader;
 use pattern::{Fact, Field, Pat};
 
+use super::colors::{self, ColorEntry};
 use super::draft::Draft;
 use super::text::zotero_link;
 
@@ -119,6 +120,35 @@ impl Template {
             anchors,
             problems: program.problems,
         })
+    }
+
+    /// What the template says its colours mean: a heading printed just before a loop over one
+    /// colour's annotations names that colour (`## Key Terms & Background` above the yellow
+    /// ones gives `#ffd400` → `Key Terms & Background`). A heading over loops of several colours
+    /// (or of any colour) names none of them. Each colour once, in template order.
+    pub fn legend(&self) -> Vec<ColorEntry> {
+        let mut named: Vec<(String, &str)> = Vec::new();
+        for (info, header) in self.loops.iter().zip(&self.headers) {
+            let (Some(hex), Some(header)) = (loop_colour(&info.facts), header.as_deref()) else { continue };
+            if !named.iter().any(|(h, line)| *h == hex && *line == header) {
+                named.push((hex, header));
+            }
+        }
+        // The colour each loop's output falls under: the loop's own, and the nearest constant
+        // line before it (a heading followed by several loops heads them all).
+        let under: Vec<(Option<String>, Option<&str>)> = (self.loops.iter().zip(&self.anchors))
+            .map(|(info, lines)| (loop_colour(&info.facts), lines.first().map(String::as_str)))
+            .collect();
+        let mut out: Vec<ColorEntry> = Vec::new();
+        for (hex, header) in &named {
+            let shared =
+                under.iter().any(|(h, line)| *line == Some(*header) && h.as_deref() != Some(hex.as_str()));
+            let Some(name) = colors::legend_name(&heading_text(header)) else { continue };
+            if !shared && !out.iter().any(|e| e.hex == *hex) {
+                out.push(ColorEntry { hex: hex.clone(), name });
+            }
+        }
+        out
     }
 
     /// How many loops over the annotations the template has.
@@ -249,6 +279,28 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>)
     let mut w = Walk { headers: vec![None; count], anchors: vec![Vec::new(); count], ..Walk::default() };
     walk(outer, &mut w);
     (w.headers, w.anchors)
+}
+
+/// The one colour a loop's facts give (`filterby("color", …)`, `colorCategory`), as `#rrggbb`.
+fn loop_colour(facts: &[Fact]) -> Option<String> {
+    let mut colours = facts.iter().filter_map(|f| match f {
+        Fact::Is(Field::Color, v) => colors::parse_hex(v),
+        Fact::Is(Field::ColorCategory, v) => colors::zotero_hex_of_name(v.trim()).map(str::to_string),
+        _ => None,
+    });
+    let first = colours.next()?;
+    colours.all(|c| c == first).then_some(first)
+}
+
+/// A Markdown heading line's text without its `#`s and bold marks; empty when the line is not
+/// a heading.
+fn heading_text(line: &str) -> String {
+    let t = line.trim();
+    let hashes = t.bytes().take_while(|&b| b == b'#').count();
+    if hashes == 0 || hashes > 6 || !t[hashes..].starts_with(' ') {
+        return String::new();
+    }
+    t[hashes..].replace("**", "")
 }
 
 /// Lines a loop's region holds that no annotation printed: an Obsidian comment (`%% begin

@@ -80,3 +80,22 @@ fn the_branch_with_more_constant_text_is_tried_first() {
     assert_eq!(texts, [Some("a point"), Some("a heading")]);
     assert_eq!(doc.annotations[0].page.as_deref(), Some("4"));
 }
+
+#[test]
+fn a_colour_group_heading_names_its_colour_in_the_legend() {
+    let group = |hex: &str| {
+        format!(
+            "{{% for a in annotations | filterby(\"color\", \"startswith\", \"{hex}\") %}}\n- {{{{a.annotatedText}}}}\n{{% endfor %}}"
+        )
+    };
+    let template = format!(
+        "# {{{{title}}}}\n## 🔹 Key Terms\n{}\n## Everything else\n{}\n{}",
+        group("#2ea8e5"),
+        group("#ff6666"),
+        group("#5fb236")
+    );
+    let t = Template::compile("t.md", &template, &no_includes).unwrap_or_else(|e| panic!("{e}"));
+    let legend: Vec<(String, String)> = t.legend().into_iter().map(|e| (e.hex, e.name)).collect();
+    // "## Everything else" heads the red and the green loop: it names neither colour.
+    assert_eq!(legend, [("#2ea8e5".to_string(), "Key Terms".to_string())]);
+}
