@@ -79,8 +79,14 @@ pub fn occurrences(haystack: &str, needle: &str) -> usize {
 /// repeat: themes are shared names; a part of fewer than six words may also be inside another).
 pub fn assert_once(output: &str, sources: &[SourceNote], what: &str) {
     let body = body_of(output);
+    let flat = normalized(body);
     for ann in sources.iter().flat_map(|s| &s.doc.annotations) {
-        let is_section = ann.heading_level.is_some();
+        // A section colour, or an annotation the export printed as a heading: links name it as
+        // their anchor.
+        let title = ann.comment.as_deref().or(ann.text.as_deref()).map(normalized);
+        let anchored =
+            title.is_some_and(|t| flat.contains(&format!("#{t}|")) || flat.contains(&format!("#{t}]]")));
+        let is_section = ann.heading_level.is_some() || anchored;
         let parts = if is_section && ann.comment.is_some() {
             vec![&ann.text]
         } else if is_section {

@@ -113,12 +113,13 @@ fn heading<'a>(source: &'a SourceNote, ann: &'a Annotation, place: Place<'a>) ->
 }
 
 /// Per annotation of `source`, the level of the heading it opens, if it opens one: its heading
-/// line's level (shifted so the shallowest is at least `##`: `#` is the summary's title), else
+/// line's level (shifted so the shallowest is `##`, under the summary's title), else
 /// its section colour's level when the palette reads colours as sections. At most `#####`, so
 /// the groups below it stay headings.
 fn levels(source: &SourceNote, palette: &Palette) -> Vec<Option<usize>> {
     let lines: Vec<Option<u8>> = source.doc.annotations.iter().map(|a| heading_line(source, a)).collect();
-    let shift = lines.iter().flatten().min().map_or(0, |&top| 2u8.saturating_sub(top));
+    let top = lines.iter().flatten().min().map_or(2, |&top| i16::from(top));
+    let shifted = |line: u8| u8::try_from(i16::from(line) + 2 - top).unwrap_or(2);
     let by_colour = |ann: &Annotation| {
         (palette.sections_from_colour() && ann.color_category == ColorCategory::Hierarchy).then(|| {
             ann.heading_level.or_else(|| heading_level_of(&ann.color.to_ascii_lowercase())).unwrap_or(2)
@@ -128,20 +129,22 @@ fn levels(source: &SourceNote, palette: &Palette) -> Vec<Option<usize>> {
     lines
         .iter()
         .zip(anns)
-        .map(|(line, ann)| line.map(|l| l + shift).or_else(|| by_colour(ann)))
+        .map(|(line, ann)| line.map(shifted).or_else(|| by_colour(ann)))
         .map(|level| level.map(|l| usize::from(l).clamp(2, 5)))
         .collect()
 }
 
 /// The level of the heading line the note prints for `ann`: a heading whose text is the
-/// annotation's comment or its text.
+/// annotation's heading title (its comment, with its prefix or without, else its text).
 pub(crate) fn heading_line(source: &SourceNote, ann: &Annotation) -> Option<u8> {
-    let prefixed = match (nonempty(ann.comment_prefix.as_deref()), nonempty(ann.comment.as_deref())) {
-        (Some(prefix), Some(comment)) => Some(format!("{prefix} {comment}")),
-        _ => None,
+    let candidates: Vec<String> = match nonempty(ann.comment.as_deref()) {
+        Some(comment) => {
+            let prefix = nonempty(ann.comment_prefix.as_deref()).map(|p| format!("{p} {comment}"));
+            prefix.into_iter().chain([comment.to_string()]).collect()
+        }
+        None => nonempty(ann.text.as_deref()).map(str::to_string).into_iter().collect(),
     };
-    let candidates = [prefixed.as_deref(), ann.comment.as_deref(), ann.text.as_deref()];
-    candidates.into_iter().flat_map(nonempty).map(one_line).find_map(|candidate| {
+    candidates.iter().map(|c| one_line(c)).find_map(|candidate| {
         source.headings.iter().find(|h| anchors_match(&h.anchor, &candidate)).map(|h| h.level)
     })
 }
@@ -150,6 +153,11 @@ pub(crate) fn heading_line(source: &SourceNote, ann: &Annotation) -> Option<u8> 
 fn section_title(ann: &Annotation) -> String {
     let prefix = super::items::prefix_label(ann).map(|p| p.trim_matches('*').to_string());
     let main = nonempty(ann.comment.as_deref()).or(nonempty(ann.text.as_deref())).map(one_line);
+    // A comment the user wrote as a heading (`# Part 1`) is titled without its marks.
+    let main = main.map(|m| match m.trim_start_matches('#').strip_prefix(' ') {
+        Some(rest) if m.starts_with('#') && !rest.trim().is_empty() => rest.trim().to_string(),
+        _ => m,
+    });
     match (prefix, main) {
         (Some(p), Some(m)) => format!("{p} {m}"),
         (Some(p), None) => p,
@@ -221,7 +229,7 @@ mod tests {
             ann("section1", "#2ea8e5", "a blue passage the template did not print as a heading"),
         ];
         let own = source(anns.clone(), &[(1, "Notes"), (3, "Retrieval quality")], TemplateStyle::Callout);
-        assert_eq!(titles(&own), [(3, "Retrieval quality".to_string())]);
+        assert_eq!(titles(&own), [(2, "Retrieval quality".to_string())]);
         // Seed 001's template writes every section colour as a heading.
         let seed = source(anns, &[(2, "Retrieval quality")], TemplateStyle::MarkBlocks);
         assert_eq!(titles(&seed).len(), 2);
@@ -238,5 +246,8 @@ mod tests {
             source(anns, &[(1, "Lecture one"), (2, "Part A"), (3, "A detail")], TemplateStyle::UserTemplate);
         let levels: Vec<usize> = titles(&s).iter().map(|(l, _)| *l).collect();
         assert_eq!(levels, [2, 3, 4]);
+        let deep = vec![ann("negative", "#ff6666", "Only heading"), ann("question", "#ffd400", "under it")];
+        let s = source(deep, &[(5, "Only heading")], TemplateStyle::UserTemplate);
+        assert_eq!(titles(&s), [(2, "Only heading".to_string())]);
     }
 }
