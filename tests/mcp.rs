@@ -293,7 +293,7 @@ async fn summarize_and_synthesize_write_notes() {
     assert!(summary["sections"].as_array().unwrap().iter().any(|s| s == "Evaluation"));
     assert_eq!(
         (summary["palette"].as_str(), summary["warnings"].as_array().map(Vec::len)),
-        (Some("seed 001"), Some(0))
+        (Some("seed 001 (its template)"), Some(0))
     );
     assert!(summary["annotations"].as_u64().unwrap() >= 3, "{summary}");
     assert!(s.read("Synthesis/Summary - Random Seeds Decide Leaderboards.md").contains("type: summary"));
