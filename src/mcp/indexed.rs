@@ -76,3 +76,31 @@ impl Scholia {
         value
     }
 }
+
+/// What [`Scholia::mark_index`] adds to an answer made from the index.
+#[derive(Debug, schemars::JsonSchema)]
+#[allow(dead_code)] // declared for output schemas; the answer is built as JSON
+pub struct IndexMarks {
+    /// The index's state: building, ready or failed.
+    pub index: String,
+    /// Whether the answer covers every note: made from the ready index, no folder unreadable.
+    pub complete: bool,
+    /// Folders the vault's listing could not read (their notes are missing from the answer).
+    pub unreadable_folders: Option<Vec<String>>,
+    /// While the index builds: how many notes it has read.
+    pub progress: Option<Progress>,
+    /// Why the answer came from a scan of the vault.
+    pub index_note: Option<String>,
+    /// While a rebuild runs: how many notes it has read.
+    pub rebuilding: Option<Progress>,
+}
+
+/// How far a build has come.
+#[derive(Debug, schemars::JsonSchema)]
+#[allow(dead_code)] // declared for output schemas; the answer is built as JSON
+pub struct Progress {
+    /// Notes read.
+    pub done: usize,
+    /// Notes to read.
+    pub total: usize,
+}

@@ -49,3 +49,29 @@ impl Scholia {
         value
     }
 }
+
+/// What [`Scholia::link_checked`] adds to a writing tool's answer.
+#[derive(Debug, schemars::JsonSchema)]
+#[allow(dead_code)] // declared for output schemas; the answer is built as JSON
+pub struct LinkCheck {
+    /// Why the written links were not checked.
+    pub link_check: Option<String>,
+    /// That some written links open no note, and what to do.
+    pub link_warning: Option<String>,
+    /// The written links that open no note.
+    pub unresolved_links: Option<Vec<UnresolvedLink>>,
+    /// How many written links open no note.
+    pub unresolved_count: Option<usize>,
+}
+
+/// A written link that opens no note.
+#[derive(Debug, schemars::JsonSchema)]
+#[allow(dead_code)] // declared for output schemas; the answer is built as JSON
+pub struct UnresolvedLink {
+    /// Its line in the written text (1-based).
+    pub line: usize,
+    /// The link as written.
+    pub link: String,
+    /// The note it names.
+    pub target: String,
+}

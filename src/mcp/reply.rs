@@ -4,9 +4,12 @@
 //! `offset`, at most `limit` items, as many as fit, with the true `total` and, while items remain,
 //! `truncated` and `next`, the arguments of the call that continues exactly where this one
 //! stopped); a text comes in parts ([`part_of`]); what a write reports is capped ([`fit`],
-//! [`cut_text`]) with `truncated: true`.
+//! [`cut_text`]) with `truncated: true`. A tool declares the shape of its answers ([`schema`]).
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -89,6 +92,59 @@ pub fn fail(message: impl Into<String>) -> CallToolResult {
     let mut result = CallToolResult::structured_error(value);
     result.content = vec![ContentBlock::text(message)];
     result
+}
+
+/// The `outputSchema` of a tool whose answers have the fields of `T` (an `Option` field may be
+/// left out): with `status: "ok"` and `success: true` as [`ok`] and [`ok_content`] add them, or
+/// the failure [`fail`] answers (clients such as the TypeScript SDK check a failure's structured
+/// content against the schema too). Every in-process test checks the answers against it, with
+/// no field left undeclared.
+pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    let mut answer = (*rmcp::handler::server::tool::schema_for_type::<T>()).clone();
+    let (dialect, defs) = (answer.remove("$schema"), answer.remove("$defs"));
+    answer.remove("title");
+    answer.remove("description");
+    if let Some(Value::Object(fields)) = answer.get_mut("properties") {
+        fields.insert("status".into(), json!({"const": "ok"}));
+        fields.insert("success".into(), json!({"const": true}));
+    }
+    match answer.get_mut("required") {
+        Some(Value::Array(required)) => required.extend([json!("status"), json!("success")]),
+        _ => {
+            answer.insert("required".into(), json!(["status", "success"]));
+        }
+    }
+    let failure = json!({
+        "type": "object",
+        "properties": {"status": {"const": "error"}, "success": {"const": false}, "error": {"type": "string"}},
+        "required": ["status", "success", "error"],
+    });
+    let mut schema = JsonObject::new();
+    if let Some(dialect) = dialect {
+        schema.insert("$schema".into(), dialect);
+    }
+    schema.insert("type".into(), json!("object"));
+    schema.insert("oneOf".into(), json!([answer, failure]));
+    if let Some(defs) = defs {
+        schema.insert("$defs".into(), defs);
+    }
+    Arc::new(schema)
+}
+
+/// What a paged answer says beside its page of items ([`page`]).
+#[derive(Debug, JsonSchema)]
+#[allow(dead_code)] // declared for output schemas; the answer is built as JSON
+pub struct Paged {
+    /// How many items the whole list holds.
+    pub total: usize,
+    /// Where this page starts in the list.
+    pub offset: usize,
+    /// Present (true) while items remain after this page.
+    pub truncated: Option<bool>,
+    /// The arguments of the call that continues where this page stopped.
+    pub next: Option<Value>,
+    /// Why the page stopped and how to go on.
+    pub hint: Option<String>,
 }
 
 /// Which part of a list an answer shows: from `offset`, at most `limit` items.

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::shared::wikilink;
 use crate::library;
 use crate::mcp::approval::{Ask, Write};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, ok, ok_content, page};
 use crate::mcp::server::Scholia;
 use crate::note::Note;
@@ -32,7 +33,7 @@ fn date_or_today(date: Option<&str>) -> Result<String, String> {
 #[tool_router(router = annotations, vis = "pub(super)")]
 impl Scholia {
     /// Read and parse the annotations of a paper's Zotero annotation note: every highlight with its colour meaning, comment, comment prefix, page and Zotero link. Paged: a long note's annotations come with the next arguments.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianReadAnnotationsAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -71,7 +72,7 @@ impl Scholia {
     }
 
     /// List the Zotero annotation notes of the vault (frontmatter `category: Annotations`, or recognised annotations), with citekey, title, path and tags. Paged: the answer gives the total and, while notes remain, the next arguments.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianListAnnotationFilesAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -98,7 +99,7 @@ impl Scholia {
     }
 
     /// Write a summary note of one paper's annotations into the synthesis folder (never over an existing note) and return its path and a digest.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::Digest>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = false,
@@ -145,7 +146,7 @@ impl Scholia {
     }
 
     /// Write a synthesis note across several papers (common themes, key findings, critical points, open questions, contradictions) into the synthesis folder and return its path and a digest.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::Digest>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = false,
@@ -360,4 +361,97 @@ pub struct Synthesize {
     /// `dryRun` and `confirm`, as every writing tool takes them.
     #[serde(flatten)]
     pub write: Write,
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::Value;
+
+    use crate::mcp::indexed::IndexMarks;
+    use crate::mcp::reply::Paged;
+
+    /// An item of `annotations` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianReadAnnotationsAnnotations {
+        #[serde(rename = "type")]
+        pub r#type: String,
+        pub color: String,
+        pub color_hex: String,
+        pub color_category: String,
+        pub text: String,
+        pub comment: Option<String>,
+        pub comment_prefix: Option<String>,
+        pub page: String,
+        pub page_label: Option<Value>,
+        pub heading_level: Option<usize>,
+        pub image_path: Option<Value>,
+        pub theme: Option<String>,
+        pub zotero_link: Option<String>,
+    }
+
+    /// An item of `diagnostics` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianReadAnnotationsDiagnostics {
+        pub severity: String,
+        pub line: usize,
+        pub message: String,
+    }
+
+    /// What `obsidian_read_annotations` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianReadAnnotationsAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub citekey: String,
+        pub title: String,
+        pub file_path: String,
+        pub annotations: Vec<ObsidianReadAnnotationsAnnotations>,
+        pub zotero_link: Option<String>,
+        pub authors: Option<String>,
+        pub year: Option<String>,
+        pub tags: Vec<String>,
+        pub template: String,
+        pub diagnostics: Vec<ObsidianReadAnnotationsDiagnostics>,
+        pub path: String,
+    }
+
+    /// An item of `files` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianListAnnotationFilesFiles {
+        pub citekey: String,
+        pub title: String,
+        pub path: String,
+        pub tags: Vec<String>,
+    }
+
+    /// What `obsidian_list_annotation_files` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianListAnnotationFilesAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        pub count: usize,
+        pub files: Vec<ObsidianListAnnotationFilesFiles>,
+    }
+
+    /// What `obsidian_summarize` and `obsidian_synthesize` answer: the digest of the written note ([`digest`](super::digest)), with its text on a dry run.
+    #[derive(Debug, JsonSchema)]
+    pub struct Digest {
+        pub path: String,
+        pub file_path: String,
+        pub wikilink: String,
+        pub sources: String,
+        pub sections: Vec<String>,
+        pub items: usize,
+        pub bytes: usize,
+        pub annotations: usize,
+        pub palette: String,
+        pub warnings: Vec<Value>,
+        pub dry_run: Option<bool>,
+        pub content: Option<String>,
+    }
 }

@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use crate::index::graph::{Issue, IssueKind, Reason};
 use crate::index::service::State;
 use crate::mcp::approval::{Ask, Write};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{Answer, Window, attempt, fail, ok, page};
 use crate::mcp::server::Scholia;
 use crate::note::LinkStyle;
@@ -82,7 +83,7 @@ fn why(reasons: &[Reason], link: impl Fn(&str) -> String) -> String {
 #[tool_router(router = graph, vis = "pub(super)")]
 impl Scholia {
     /// Notes related to a note (seed 002): links both ways, shared tags, shared link targets and similar wording (so unlinked but relevant notes show up too). Each result says why it is related.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::FindRelatedNotesAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -124,7 +125,7 @@ impl Scholia {
     }
 
     /// Check the vault's health (seed 002): broken links and embeds, links to missing headings or blocks, ambiguous links, orphan notes, unused attachments, duplicate note names, unreadable frontmatter or files. Each issue with its line and a suggested fix; counts by kind; paged.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ValidateVaultAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -161,7 +162,7 @@ impl Scholia {
     }
 
     /// Counts and health of the vault (seed 002): notes, attachments, links, embeds, tags, tasks, bytes; the index's state (building or ready, progress), size and timings (build, last update); and the issues needing attention by kind, the most urgent listed. While the index is being built, only the files are counted.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::GetVaultStatsAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -212,7 +213,7 @@ impl Scholia {
     }
 
     /// The vault's root (seed 002 get_roots): its absolute path, its top-level folders with how many notes each holds, and the notes at the root. The folders page: pass the returned next arguments.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::GetRootsAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -259,7 +260,7 @@ impl Scholia {
     /// Rebuild the vault index from disk (seed 002): every note is read again on every core while answers keep coming from the current index; then the new index is swapped in and its integrity checked against the vault. Needs the user's approval; reports progress when the client sent a progress token.
     // Read-only in MCP's sense: it changes no file of the vault (it replaces the server's index),
     // so --read-only keeps it; it still asks the user, as it reads every note again.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::RebuildIndexAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -378,4 +379,158 @@ pub struct GetRoots {
     pub offset: usize,
     /// Most top-level folders to list (default 100, at most 500).
     pub limit: Option<usize>,
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::{Map, Value};
+
+    use crate::mcp::indexed::IndexMarks;
+    use crate::mcp::reply::Paged;
+
+    /// An item of `reasons` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct FindRelatedNotesRelatedReasons {
+        pub kind: String,
+        pub tags: Option<Vec<String>>,
+        pub score: Option<f64>,
+        pub notes: Option<Vec<String>>,
+    }
+
+    /// An item of `related` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct FindRelatedNotesRelated {
+        pub path: String,
+        pub score: f64,
+        pub why: String,
+        pub reasons: Vec<FindRelatedNotesRelatedReasons>,
+    }
+
+    /// What `find_related_notes` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct FindRelatedNotesAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub path: String,
+        pub count: usize,
+        pub related: Vec<FindRelatedNotesRelated>,
+    }
+
+    /// An item of `issues` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ValidateVaultIssues {
+        pub kind: String,
+        pub path: String,
+        pub line: usize,
+        pub message: String,
+        pub suggestion: String,
+    }
+
+    /// What `validate_vault` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ValidateVaultAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub by_kind: Map<String, Value>,
+        pub healthy: bool,
+        pub issues: Vec<ValidateVaultIssues>,
+    }
+
+    /// An item of `tasks` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetVaultStatsTasks {
+        pub open: usize,
+        pub done: usize,
+        pub cancelled: usize,
+    }
+
+    /// An item of `issues` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetVaultStatsIssues {
+        pub total: usize,
+        pub by_kind: Map<String, Value>,
+        pub attention: Vec<ValidateVaultIssues>,
+        pub hint: String,
+    }
+
+    /// What `get_vault_stats` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetVaultStatsAnswer {
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub notes: usize,
+        pub attachments: usize,
+        pub bytes: usize,
+        pub pending: Option<String>,
+        pub index_status: Map<String, Value>,
+        pub answer_ms: f64,
+        pub links: Option<usize>,
+        pub embeds: Option<usize>,
+        pub broken_links: Option<usize>,
+        pub ambiguous_links: Option<usize>,
+        pub broken_anchors: Option<usize>,
+        pub tags: Option<usize>,
+        pub tasks: Option<GetVaultStatsTasks>,
+        pub issues: Option<GetVaultStatsIssues>,
+    }
+
+    /// An item of `folders` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetRootsFolders {
+        pub path: String,
+        pub notes: usize,
+    }
+
+    /// What `get_roots` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetRootsAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub root: String,
+        pub name: String,
+        pub notes_at_root: usize,
+        pub notes: usize,
+        pub folders: Vec<GetRootsFolders>,
+    }
+
+    /// An item of `build` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct RebuildIndexBuild {
+        pub list_ms: f64,
+        pub read_ms: f64,
+        pub assemble_ms: f64,
+        pub total_ms: f64,
+        pub threads: usize,
+        pub notes: usize,
+        pub bytes: usize,
+    }
+
+    /// An item of `integrity` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct RebuildIndexIntegrity {
+        pub ok: bool,
+        pub notes: usize,
+        pub postings: usize,
+        pub problems: Vec<Value>,
+    }
+
+    /// What `rebuild_index` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct RebuildIndexAnswer {
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub notes: usize,
+        pub build: RebuildIndexBuild,
+        pub integrity: RebuildIndexIntegrity,
+        pub message: String,
+    }
 }

@@ -18,6 +18,7 @@ use super::shared::not_found_hint;
 use crate::library;
 use crate::mcp::Toolset;
 use crate::mcp::approval::{Ask, Round, Write};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{Answer, Window, attempt, fail, ok, page};
 use crate::mcp::server::Scholia;
 use crate::mcp::status::{self, Transport};
@@ -47,7 +48,7 @@ fn answer(result: Result<CallToolResult, CallToolResponse>) -> Response {
 #[tool_router(router = metadata, vis = "pub(super)")]
 impl Scholia {
     /// Every frontmatter property of a note (seed 004), custom fields included.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianGetPropertiesAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -64,7 +65,7 @@ impl Scholia {
     }
 
     /// Update several frontmatter properties of a note at once (seed 004). List properties such as tags are merged (only new items are added, in the list's own style) unless replace: true; null removes a property. Surgical: other keys, their order, comments and quoting stay byte-identical; a note without frontmatter gets a block. dryRun returns the diff and writes nothing.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianUpdatePropertiesAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = true,
@@ -81,7 +82,7 @@ impl Scholia {
     }
 
     /// Get, set or delete one frontmatter key of a note without touching the rest of the note: other keys, their order, comments and quoting stay byte-identical; a note without frontmatter gets a block.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianManageFrontmatterAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = true,
@@ -99,7 +100,7 @@ impl Scholia {
     }
 
     /// List, add or remove a note's tags (seed 004's manage_tags; also seed 002's add_tag / remove_tag). add puts tags in the frontmatter tags in the note's own style (block list, [flow, list] or a string), unless the note has them already (frontmatter or inline). remove takes them out of the frontmatter and removes every inline #tag in the text, never inside code, links or URLs (removing a keeps a/b). list says where each tag is written. dryRun returns the diff and writes nothing.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianManageTagsAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = true,
@@ -116,7 +117,7 @@ impl Scholia {
     }
 
     /// Tags of the vault (or a folder) with how many notes use each and the first of them (tag_search lists them all): frontmatter and inline tags; a nested tag also counts for its parents (`a/b` counts for `a`). Paged: the answer gives the total and, while tags remain, the next arguments.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianGetTagsAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -162,7 +163,7 @@ impl Scholia {
     }
 
     /// The server's status: service name and version, the vault (path, note count), the search and link indexes (or that they are not built yet), read-only mode, the confirmation policy, the toolsets and tools exposed, how clients connect (stdio, or HTTP with or without a bearer token), whether Obsidian appears to be running, with what that guess rests on, and the Zotero Integration setup the annotation tools read notes with (settings file found, note paths, each template with whether it compiled, its loops and problems; never the settings' or templates' text). Scholia works on the files whether Obsidian runs or not.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianCheckStatusAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -471,4 +472,167 @@ pub struct GetTags {
     pub offset: usize,
     /// Most tags to return (default 200, at most 1000); fewer when they would not fit one answer.
     pub limit: Option<usize>,
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::{Map, Value};
+
+    use crate::mcp::reply::Paged;
+
+    /// What `obsidian_get_properties` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGetPropertiesAnswer {
+        pub path: String,
+        pub properties: Map<String, Value>,
+    }
+
+    /// An item of `changes` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianUpdatePropertiesChanges {
+        pub key: String,
+        pub action: String,
+        pub value: Option<Value>,
+    }
+
+    /// What `obsidian_update_properties` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianUpdatePropertiesAnswer {
+        pub path: String,
+        pub changes: Vec<ObsidianUpdatePropertiesChanges>,
+        pub properties: Option<Map<String, Value>>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// What `obsidian_manage_frontmatter` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianManageFrontmatterAnswer {
+        pub path: String,
+        pub key: String,
+        pub value: Option<Value>,
+        pub frontmatter: Option<Map<String, Value>>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// An item of `tags` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianManageTagsTags {
+        pub name: String,
+        pub frontmatter: bool,
+        pub lines: Vec<usize>,
+    }
+
+    /// What `obsidian_manage_tags` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianManageTagsAnswer {
+        pub operation: Option<String>,
+        pub changed: Option<Value>,
+        pub unchanged: Option<Vec<String>>,
+        pub inline_removed: Option<usize>,
+        #[serde(rename = "currentTags")]
+        pub current_tags: Vec<String>,
+        pub path: String,
+        pub message: Option<String>,
+        pub dry_run: Option<bool>,
+        pub diff: Option<String>,
+        pub tags: Option<Vec<ObsidianManageTagsTags>>,
+    }
+
+    /// An item of `tags` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGetTagsTags {
+        pub tag: String,
+        pub count: usize,
+        pub files: Vec<String>,
+        pub files_truncated: Option<bool>,
+    }
+
+    /// What `obsidian_get_tags` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGetTagsAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        pub count: usize,
+        pub tags: Vec<ObsidianGetTagsTags>,
+        pub files_hint: Option<String>,
+    }
+
+    /// An item of `vault` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusVault {
+        pub path: String,
+        pub found_by: String,
+        pub notes: usize,
+        pub other_files: usize,
+        pub unreadable_folders: Vec<String>,
+    }
+
+    /// An item of `progress` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusIndexProgress {
+        pub done: usize,
+        pub total: usize,
+    }
+
+    /// An item of `index` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusIndex {
+        pub state: String,
+        pub complete: bool,
+        pub notes: usize,
+        pub watching: bool,
+        pub progress: Option<ObsidianCheckStatusIndexProgress>,
+        pub build_ms: Option<f64>,
+    }
+
+    /// An item of `obsidian` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusObsidian {
+        pub running: String,
+        pub evidence: Vec<String>,
+    }
+
+    /// An item of `templates` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusZoteroIntegrationTemplates {
+        pub path: String,
+        pub found_in: String,
+        pub compiled: bool,
+        pub loops: usize,
+        pub problems: Vec<Value>,
+    }
+
+    /// An item of `zotero_integration` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusZoteroIntegration {
+        pub plugin_settings: Option<String>,
+        pub output_paths: Vec<String>,
+        pub templates: Vec<ObsidianCheckStatusZoteroIntegrationTemplates>,
+        pub problems: Vec<Value>,
+    }
+
+    /// What `obsidian_check_status` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusAnswer {
+        pub service: String,
+        pub version: String,
+        pub vault: ObsidianCheckStatusVault,
+        pub index: ObsidianCheckStatusIndex,
+        pub read_only: bool,
+        pub confirm: String,
+        pub approved_for_session: bool,
+        pub toolsets: Vec<String>,
+        pub tools: usize,
+        pub transport: String,
+        pub auth: String,
+        pub obsidian: ObsidianCheckStatusObsidian,
+        pub zotero_integration: ObsidianCheckStatusZoteroIntegration,
+    }
 }

@@ -16,8 +16,10 @@ mod periodic;
 mod search;
 mod shared;
 
+use std::sync::Arc;
+
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::Tool;
+use rmcp::model::{JsonObject, Tool};
 
 use super::server::Scholia;
 
@@ -115,9 +117,11 @@ pub struct ToolFacts {
     /// Whether it writes: `--read-only` hides it (its annotations say it is not read-only, and it
     /// changes notes).
     pub writes: bool,
+    /// The shape of its answers (`outputSchema`), when it declares one.
+    pub output_schema: Option<Arc<JsonObject>>,
 }
 
-/// Every tool, by name, with its set and whether it writes, read from the routers (so it cannot
+/// Every tool, by name, with its set, whether it writes and its output schema, read from the routers (so it cannot
 /// drift from them).
 pub fn tool_facts() -> Vec<ToolFacts> {
     let mut facts: Vec<ToolFacts> = Toolset::ALL
@@ -125,6 +129,7 @@ pub fn tool_facts() -> Vec<ToolFacts> {
         .flat_map(|&toolset| {
             toolset.router().list_all().into_iter().map(move |tool| ToolFacts {
                 writes: writes(&tool),
+                output_schema: tool.output_schema.clone(),
                 name: tool.name.into_owned(),
                 toolset,
             })

@@ -17,6 +17,7 @@ use super::shared::{not_found_hint, refuse, wikilink};
 use crate::index::graph::Backlink;
 use crate::library;
 use crate::mcp::approval::{Ask, Round, Write};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{
     Answer, MAX_ANSWER_BYTES, Window, attempt, cut_text, fail, fit, merge, ok, ok_content, page, room,
 };
@@ -119,7 +120,7 @@ fn with_frontmatter(
 #[tool_router(router = notes, vis = "pub(super)")]
 impl Scholia {
     /// Read a note by name, alias, [[wikilink]] or path, resolved as Obsidian resolves links (case-insensitive, aliases included); an ambiguous name is an error listing the candidates. Returns the content plus title, tags, aliases, frontmatter, creation date and backlinks (the notes linking to it). Long notes come in parts: pass the returned next offset.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ReadNoteAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -177,7 +178,7 @@ impl Scholia {
     }
 
     /// List the notes of the vault or of a folder (recursive unless recursive: false), sorted by path, each with its name, title, a short preview of its text, and last modification. Paged: pass the returned next arguments.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ListNotesAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -203,7 +204,7 @@ impl Scholia {
     }
 
     /// A note's full Markdown content, with its frontmatter and tags. Long notes come in parts: pass the returned next offset.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::GetNoteContentAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -228,7 +229,7 @@ impl Scholia {
     }
 
     /// A note's metadata without its content: frontmatter, tags, headings, links, file stats (mtime, ctime, size), and from the index its backlinks (notes linking here) and outgoing links with where each resolves.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::GetNoteMetadataAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -262,7 +263,7 @@ impl Scholia {
     }
 
     /// Create a new note (parent folders too) with optional frontmatter. An existing note is an error: use append_to_note or patch_note to change it.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::CreateNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = false,
@@ -289,7 +290,7 @@ impl Scholia {
     }
 
     /// Create or replace a Markdown note (seed 001). An existing note is replaced only with overwrite: true; its previous version goes to the vault's .trash/ and the answer names it.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianWriteNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -308,7 +309,7 @@ impl Scholia {
     }
 
     /// Change a note named by name, alias, [[wikilink]] or path: replace its body (the frontmatter stays; the previous version goes to .trash/; needs the user's approval), append or prepend to it, and/or set frontmatter properties (lists merged). dryRun returns the diff and writes nothing.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::UpdateNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -370,7 +371,7 @@ impl Scholia {
     }
 
     /// Delete a note named by name, alias, [[wikilink]] or path: it goes to the vault's .trash/ (a backup Obsidian can restore). The answer, and the approval question, warn of every note that links to it (those links break). Needs the user's approval; dryRun only reports.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::DeleteNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -682,5 +683,183 @@ mod tests {
         assert_eq!(preview(text, "T"), "First line. Part Second.");
         let long = format!("# X\n{}", "word ".repeat(100));
         assert!(preview(&long, "X").ends_with('…') && preview(&long, "X").chars().count() <= PREVIEW + 1);
+    }
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::{Map, Value};
+
+    use crate::mcp::indexed::IndexMarks;
+    use crate::mcp::linkcheck::LinkCheck;
+    use crate::mcp::reply::Paged;
+
+    /// An item of `backlinks` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ReadNoteBacklinks {
+        pub source: String,
+        pub line: usize,
+        pub embed: bool,
+    }
+
+    /// What `read_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ReadNoteAnswer {
+        pub path: String,
+        pub size: usize,
+        pub offset: usize,
+        pub name: Option<String>,
+        pub title: Option<String>,
+        pub resolved_from: Option<String>,
+        pub frontmatter: Option<Map<String, Value>>,
+        pub tags: Option<Vec<String>>,
+        pub aliases: Option<Vec<String>>,
+        pub created: Option<String>,
+        pub created_from: Option<String>,
+        pub modified: Option<String>,
+        pub backlinks: Option<Vec<ReadNoteBacklinks>>,
+        pub backlink_count: Option<usize>,
+        pub truncated: Option<bool>,
+        pub next: Option<Map<String, Value>>,
+        pub content: String,
+    }
+
+    /// An item of `notes` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ListNotesNotes {
+        pub path: String,
+        pub name: String,
+        pub preview: String,
+        pub title: String,
+        pub modified: String,
+    }
+
+    /// What `list_notes` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ListNotesAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        pub folder: String,
+        pub notes: Vec<ListNotesNotes>,
+    }
+
+    /// What `get_note_content` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetNoteContentAnswer {
+        pub path: String,
+        pub size: usize,
+        pub offset: usize,
+        pub frontmatter: Option<Map<String, Value>>,
+        pub tags: Option<Vec<String>>,
+        pub content: String,
+        pub truncated: Option<bool>,
+        pub next: Option<Map<String, Value>>,
+    }
+
+    /// An item of `headings` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetNoteMetadataHeadings {
+        pub level: usize,
+        pub text: String,
+    }
+
+    /// An item of `backlinks` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetNoteMetadataBacklinks {
+        pub path: String,
+        pub line: usize,
+        pub embed: bool,
+        pub subpath: Option<String>,
+    }
+
+    /// An item of `outgoing` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetNoteMetadataOutgoing {
+        pub target: String,
+        pub subpath: Option<String>,
+        pub path: Option<String>,
+        pub resolved: bool,
+        pub ambiguous: bool,
+        pub embed: bool,
+        pub line: usize,
+        pub anchor_found: Option<bool>,
+    }
+
+    /// What `get_note_metadata` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct GetNoteMetadataAnswer {
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub path: String,
+        pub frontmatter: Map<String, Value>,
+        pub tags: Vec<String>,
+        pub headings: Vec<GetNoteMetadataHeadings>,
+        pub links: Vec<String>,
+        pub mtime: i64,
+        pub ctime: i64,
+        pub size: usize,
+        pub backlinks: Vec<GetNoteMetadataBacklinks>,
+        pub backlink_count: usize,
+        pub outgoing: Vec<GetNoteMetadataOutgoing>,
+        pub outgoing_count: usize,
+    }
+
+    /// What `create_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct CreateNoteAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub file_path: Option<String>,
+        pub wikilink: Option<String>,
+        pub would_create: Option<bool>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// What `obsidian_write_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianWriteNoteAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub file_path: Option<String>,
+        pub wikilink: Option<String>,
+        pub previous_version: Option<String>,
+        pub would_create: Option<bool>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// What `update_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct UpdateNoteAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub mode: String,
+        pub properties: Vec<Map<String, Value>>,
+        pub lines_added: usize,
+        pub lines_removed: usize,
+        pub dry_run: Option<bool>,
+        pub diff: Option<String>,
+        pub changed: Option<bool>,
+        pub previous_version: Option<String>,
+    }
+
+    /// What `delete_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct DeleteNoteAnswer {
+        pub path: String,
+        pub incoming_links: Vec<ReadNoteBacklinks>,
+        pub linking_notes: usize,
+        pub warning: Option<String>,
+        pub trashed_to: Option<String>,
+        pub dry_run: Option<bool>,
     }
 }

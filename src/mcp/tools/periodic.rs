@@ -16,6 +16,7 @@ use serde_json::json;
 
 use super::shared::{append_lines, existing_text, line_suffix};
 use crate::mcp::approval::{Ask, Round, Write};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{Answer, MAX_ANSWER_BYTES, attempt, fail, ok, ok_content};
 use crate::mcp::server::Scholia;
 use crate::note::Note;
@@ -76,7 +77,7 @@ impl Scholia {
 #[tool_router(router = periodic, vis = "pub(super)")]
 impl Scholia {
     /// Append Markdown to the daily note of today (or of year/month/day), creating it (from the daily-note template) when missing. Follows the Periodic Notes plugin's settings, else the core Daily notes settings.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::DailyNoteAppendAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = false,
@@ -119,7 +120,7 @@ impl Scholia {
     }
 
     /// Read the daily, weekly, monthly, quarterly or yearly note of today or of a given date, found where the Periodic Notes plugin (else the core Daily notes plugin) keeps it, with its moment.js file name format. format json adds frontmatter, tags and file stats. A missing note is an error that names the path it would have.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianGetPeriodicNoteAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -169,7 +170,7 @@ impl Scholia {
     }
 
     /// Delete the daily, weekly, monthly, quarterly or yearly note of today or of a given date: it goes to the vault's .trash/ (as Obsidian does) and the answer names where. Needs the user's approval; dryRun only says what would be deleted.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianDeletePeriodicNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -310,5 +311,62 @@ mod tests {
         assert_eq!(civil_date(Some("2024-02-29")).unwrap(), d("2024-02-29"));
         assert!(civil_date(Some("2024-02-30")).unwrap_err().contains("YYYY-MM-DD"));
         assert_eq!(civil_date(Some("Tomorrow")).unwrap(), jiff::Zoned::now().date().tomorrow().unwrap());
+    }
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::{Map, Value};
+
+    use crate::mcp::linkcheck::LinkCheck;
+
+    /// What `daily_note_append` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct DailyNoteAppendAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub created: Option<bool>,
+        pub date: String,
+        pub would_create: Option<bool>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// An item of `stat` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGetPeriodicNoteStat {
+        pub mtime: i64,
+        pub ctime: i64,
+        pub size: usize,
+    }
+
+    /// What `obsidian_get_periodic_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGetPeriodicNoteAnswer {
+        pub path: String,
+        pub period: String,
+        pub start: String,
+        pub end: String,
+        pub settings_source: String,
+        pub offset: usize,
+        pub content: String,
+        pub frontmatter: Option<Map<String, Value>>,
+        pub tags: Option<Vec<Value>>,
+        pub stat: Option<ObsidianGetPeriodicNoteStat>,
+    }
+
+    /// What `obsidian_delete_periodic_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianDeletePeriodicNoteAnswer {
+        pub path: String,
+        pub period: String,
+        pub dry_run: Option<bool>,
+        pub would_delete: Option<bool>,
+        pub trashed_to: Option<String>,
     }
 }

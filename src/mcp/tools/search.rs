@@ -15,6 +15,7 @@ use crate::index::graph::GraphNote;
 use crate::index::snippet::{self, Highlighter};
 use crate::index::{Query, Scope};
 use crate::library::search::{self, Ranked};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{Answer, Window, attempt, fail, notes_match, ok, page};
 use crate::mcp::server::Scholia;
 use crate::note::frontmatter::scalar_string;
@@ -66,7 +67,7 @@ fn iso(ms: i64) -> String {
 #[tool_router(router = search, vis = "pub(super)")]
 impl Scholia {
     /// Search note contents for a literal text (case-insensitive). Returns every matching file with each match's line number and line. Not ranked: use search_vault for relevance.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianSearchAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -95,7 +96,7 @@ impl Scholia {
     }
 
     /// Ranked search: the most relevant notes for some words, each with a score and a short snippet (token-efficient); says how many notes match in all and pages with offset and limit.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::SearchVaultAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -130,7 +131,7 @@ impl Scholia {
     }
 
     /// Search the vault's text (seed 004). Text queries: every word must occur (case and accents ignored), best notes first; "exact phrases", wildcard* inside a word, -word to exclude, tag:/path:/file: filters. Regular expressions with regex: true or /pattern/flags scan every note. Filter by modification date with modified_since / modified_until (2024-01-15, yesterday, 2 weeks ago). Each note comes with its matching lines (line number and highlighted context).
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianGlobalSearchAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -219,7 +220,7 @@ impl Scholia {
     }
 
     /// Ranked full-text search (seed 002): the notes most relevant to some words, each with its title, score, tags and a highlighted snippet. Every word must occur, else notes with most of them are listed; supports "exact phrases", wildcard*, -exclusions and tag:/path:/file: filters; pages with offset and limit.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::TextSearchAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -271,7 +272,7 @@ impl Scholia {
     }
 
     /// Notes carrying tags (seed 002): frontmatter and inline tags, a tag also matching its nested tags (project finds project/alpha); all tags (default) or any. Each note with its tags and title, by path.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::TagSearchAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -318,7 +319,7 @@ impl Scholia {
     }
 
     /// Notes whose frontmatter meets conditions (seed 002): eq, ne, contains, not_contains, starts_with, exists, missing, gt, gte, lt, lte on any key (nested keys as a.b); all conditions (default) or any. Comparisons ignore case; numbers compare by value and ISO dates in time order; a list matches when one item does.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::MetadataSearchAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -531,4 +532,161 @@ fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
         Form::One(s) => s.split([',', ' ', '\t']).filter(|t| !t.is_empty()).map(String::from).collect(),
         Form::Many(v) => v,
     })
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::{Map, Value};
+
+    use crate::mcp::indexed::IndexMarks;
+    use crate::mcp::reply::Paged;
+
+    /// An item of `matches` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianSearchResultsMatches {
+        pub line: usize,
+        pub context: String,
+    }
+
+    /// An item of `results` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianSearchResults {
+        pub path: String,
+        pub matches: Vec<ObsidianSearchResultsMatches>,
+        pub total_lines: usize,
+    }
+
+    /// What `obsidian_search` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianSearchAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub query: String,
+        pub results: Vec<ObsidianSearchResults>,
+        pub total_files: usize,
+    }
+
+    /// An item of `results` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct SearchVaultResults {
+        pub path: String,
+        pub score: f64,
+        pub snippet: String,
+    }
+
+    /// What `search_vault` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct SearchVaultAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub query: String,
+        pub message: String,
+        pub results: Vec<SearchVaultResults>,
+    }
+
+    /// An item of `results` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGlobalSearchResults {
+        pub path: String,
+        pub score: f64,
+        pub modified: String,
+        pub match_count: usize,
+        pub lines: usize,
+        pub matches: Vec<ObsidianSearchResultsMatches>,
+    }
+
+    /// What `obsidian_global_search` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianGlobalSearchAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub query: String,
+        pub mode: String,
+        pub results: Vec<ObsidianGlobalSearchResults>,
+        pub modified_since: Option<String>,
+        pub modified_until: Option<String>,
+    }
+
+    /// An item of `results` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct TextSearchResults {
+        pub path: String,
+        pub title: String,
+        pub score: f64,
+        pub tags: Vec<String>,
+        pub modified: String,
+        pub snippet: String,
+    }
+
+    /// What `text_search` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct TextSearchAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub query: String,
+        pub results: Vec<TextSearchResults>,
+        pub message: Option<String>,
+        pub relaxed: Option<bool>,
+    }
+
+    /// An item of `results` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct TagSearchResults {
+        pub path: String,
+        pub title: String,
+        pub tags: Vec<String>,
+        pub modified: String,
+    }
+
+    /// What `tag_search` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct TagSearchAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub tags: Vec<String>,
+        #[serde(rename = "match")]
+        pub r#match: String,
+        pub results: Vec<TagSearchResults>,
+    }
+
+    /// An item of `conditions` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct MetadataSearchConditions {
+        pub key: String,
+        pub op: String,
+        pub value: Option<Value>,
+    }
+
+    /// An item of `results` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct MetadataSearchResults {
+        pub path: String,
+        pub title: String,
+        pub frontmatter: Map<String, Value>,
+        pub modified: String,
+    }
+
+    /// What `metadata_search` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct MetadataSearchAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        #[serde(flatten)]
+        pub index: IndexMarks,
+        pub conditions: Vec<MetadataSearchConditions>,
+        pub results: Vec<MetadataSearchResults>,
+    }
 }

@@ -22,6 +22,7 @@ use self::params::{
 use super::shared::{append_lines, existing_text, line_suffix, not_found_hint, refuse};
 use crate::library::moves;
 use crate::mcp::approval::{Ask, Round, large_removal};
+use crate::mcp::reply::schema;
 use crate::mcp::reply::{Answer, MAX_ANSWER_BYTES, Window, attempt, fit, ok, ok_content, page};
 use crate::mcp::server::Scholia;
 use crate::note::diff::content_hash;
@@ -80,7 +81,7 @@ impl Scholia {
     }
 
     /// Read a note (by vault path, note name, alias or [[link]]): its Markdown, or with format json a NoteJson (content, frontmatter, tags, stat with ctime, mtime, size). Both give a content `hash` to pass as ifMatch to obsidian_update_file. Long notes come in parts: pass the returned next offset.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianReadFileAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -109,7 +110,7 @@ impl Scholia {
     }
 
     /// Change a note, given by path, name or [[link]] (targetType filePath), as the note open in Obsidian (activeFile; needs ifMatch), or as the current periodic note (periodicNote, e.g. daily). wholeFile appends, prepends (after the frontmatter) or overwrites (overwriteIfExists; the old version goes to .trash/), creating the note when needed; patch appends, prepends or replaces under a heading (A::B paths), at a block (^id) or in a frontmatter key, touching nothing else; a patch replace that removes a section, a block or more than 1 KB is approved and kept in .trash/ as an overwrite is. ifMatch refuses the change when the note changed since it was read; dryRun returns a unified diff instead of writing.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianUpdateFileAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -142,7 +143,7 @@ impl Scholia {
     }
 
     /// Delete a note or file (by path, name or [[link]]): it goes to the vault's .trash/ (restorable). The answer says where it went and lists the links in other notes that now break (or now open another file of the same name). dryRun lists them without deleting.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianDeleteFileAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -176,7 +177,7 @@ impl Scholia {
     }
 
     /// Move or rename a note or file (by path, name or [[link]]) and rewrite every link to it across the vault, as Obsidian does: wikilinks, Markdown links, embeds, frontmatter links, aliases, #heading and #^block kept; new links follow the vault's "New link format". newPath may be a path, a folder ending with /, or a bare new name. Refused when the target exists. The answer lists every changed note with its link changes (line, before, after); dryRun lists them without writing.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianMoveFileAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -207,7 +208,7 @@ impl Scholia {
     }
 
     /// Append Markdown to the end of a note, creating the note when it does not exist.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::AppendToNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = false,
         idempotent_hint = false,
@@ -233,7 +234,7 @@ impl Scholia {
     }
 
     /// Insert or replace content inside a note: under a heading (a section ends at the next heading of the same or higher level; paths like A::B), at a block (^id), or in a frontmatter key. Nothing outside the target changes; a replace returns the replaced text. A replace that removes a section, a block or more than 1 KB needs the user's approval and keeps the previous version in .trash/.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::PatchNoteAnswer>(), annotations(
         read_only_hint = false,
         destructive_hint = true,
         idempotent_hint = false,
@@ -252,7 +253,7 @@ impl Scholia {
     }
 
     /// List the files and folders directly inside a vault folder (seed 004); folder names end with `/`. Paged: the answer gives the total and, while entries remain, the next arguments.
-    #[tool(annotations(
+    #[tool(output_schema = schema::<answers::ObsidianListFilesAnswer>(), annotations(
         read_only_hint = true,
         destructive_hint = false,
         idempotent_hint = true,
@@ -401,5 +402,151 @@ mod tests {
         assert_eq!(dest("Old.md", "[[New]]").unwrap(), "New.md");
         assert!(dest("Old.md", "../x").is_err());
         assert!(dest("Old.md", " ").is_err());
+    }
+}
+
+/// What the tools answer, as their output schemas declare it: the tools build their answers as
+/// JSON, and the tests check every answer against these.
+#[allow(dead_code)]
+mod answers {
+    use schemars::JsonSchema;
+    use serde_json::{Map, Value};
+
+    use crate::mcp::linkcheck::LinkCheck;
+    use crate::mcp::reply::Paged;
+
+    /// An item of `stat` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianReadFileStat {
+        pub ctime: i64,
+        pub mtime: i64,
+        pub size: usize,
+    }
+
+    /// What `obsidian_read_file` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianReadFileAnswer {
+        pub path: String,
+        pub size: usize,
+        pub offset: usize,
+        pub hash: String,
+        pub content: String,
+        pub frontmatter: Option<Map<String, Value>>,
+        pub tags: Option<Vec<String>>,
+        pub stat: Option<ObsidianReadFileStat>,
+        pub truncated: Option<bool>,
+        pub next: Option<Map<String, Value>>,
+    }
+
+    /// What `obsidian_update_file` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianUpdateFileAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub dry_run: Option<bool>,
+        pub changed: bool,
+        pub created: bool,
+        pub diff: Option<String>,
+        pub replaced: Option<String>,
+        pub created_target: bool,
+        pub removes: Option<String>,
+        pub bytes: Option<usize>,
+        pub hash: Option<String>,
+        pub previous_version: Option<String>,
+    }
+
+    /// An item of `broken_links` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianDeleteFileBrokenLinks {
+        pub path: String,
+        pub line: usize,
+        pub link: String,
+        pub embed: bool,
+    }
+
+    /// An item of `redirected_links` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianDeleteFileRedirectedLinks {
+        pub path: String,
+        pub line: usize,
+        pub link: String,
+        pub embed: bool,
+        pub now_opens: String,
+    }
+
+    /// What `obsidian_delete_file` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianDeleteFileAnswer {
+        pub path: String,
+        pub broken_links: Vec<ObsidianDeleteFileBrokenLinks>,
+        pub broken_count: usize,
+        pub trashed_to: Option<String>,
+        pub dry_run: Option<bool>,
+        pub redirected_links: Option<Vec<ObsidianDeleteFileRedirectedLinks>>,
+    }
+
+    /// An item of `changes` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianMoveFileNotesChanges {
+        pub line: usize,
+        pub before: String,
+        pub after: String,
+    }
+
+    /// An item of `notes` in the answer.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianMoveFileNotes {
+        pub path: String,
+        pub changes: Vec<ObsidianMoveFileNotesChanges>,
+    }
+
+    /// What `obsidian_move_file` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianMoveFileAnswer {
+        pub path: String,
+        pub previous_path: String,
+        pub notes: Vec<ObsidianMoveFileNotes>,
+        pub notes_changed: usize,
+        pub links_changed: usize,
+        pub dry_run: Option<bool>,
+    }
+
+    /// What `append_to_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct AppendToNoteAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub created: Option<bool>,
+        pub would_create: Option<bool>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// What `patch_note` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct PatchNoteAnswer {
+        #[serde(flatten)]
+        pub links: LinkCheck,
+        pub path: String,
+        pub created_target: bool,
+        pub replaced: Option<String>,
+        pub removes: Option<String>,
+        pub previous_version: Option<String>,
+        pub dry_run: Option<bool>,
+        pub changed: Option<bool>,
+        pub diff: Option<String>,
+    }
+
+    /// What `obsidian_list_files` answers.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianListFilesAnswer {
+        #[serde(flatten)]
+        pub page: Paged,
+        pub path: String,
+        pub count: usize,
+        pub files: Vec<String>,
     }
 }
