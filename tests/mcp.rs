@@ -507,3 +507,92 @@ async fn lists_files_and_manages_properties_and_tags() {
         nested["tags"].as_array().unwrap().iter().map(|t| t["tag"].as_str().unwrap()).collect();
     assert_eq!(names, ["area", "area/research", "area/research/ml"]);
 }
+
+/// Every tool declares the shape of its answers (`outputSchema`), and one call of each answers in
+/// it (`Tools::ok` and `Tools::err` check every answer of every in-process test against its
+/// tool's schema, with no field left undeclared; this test makes sure each tool is called).
+#[tokio::test]
+async fn every_tool_answers_in_its_declared_output_schema() {
+    let s = start(false).await;
+    let declared: Vec<String> = scholia::mcp::tool_facts()
+        .into_iter()
+        .inspect(|t| assert!(t.output_schema.is_some(), "{} declares no output schema", t.name))
+        .map(|t| t.name)
+        .collect();
+    let (log, paper) = ("Schema/Log.md", "References/@weber2022seeds.md");
+    let calls = [
+        ("create_note", json!({"path": log, "content": "# Log\n\n## Done\n- first [[Nowhere]]\n"})),
+        ("create_note", json!({"path": "Schema/Dry.md", "content": "x", "dryRun": true})),
+        ("append_to_note", json!({"path": log, "content": "- appended"})),
+        (
+            "patch_note",
+            json!({"path": log, "operation": "append", "targetType": "heading", "target": "Done", "content": "- patched"}),
+        ),
+        (
+            "obsidian_write_note",
+            json!({"path": "Schema/Written.md", "content": "Body", "frontmatter": {"type": "note"}}),
+        ),
+        ("obsidian_read_annotations", json!({"citekey": "moreau2024ragsurvey", "limit": 2})),
+        ("obsidian_list_annotation_files", json!({"limit": 3})),
+        ("obsidian_summarize", json!({"citekey": "weber2022seeds", "dryRun": true})),
+        ("obsidian_summarize", json!({"citekey": "weber2022seeds", "confirm": true})),
+        (
+            "obsidian_synthesize",
+            json!({"citekeys": ["kim2020spacing", "haddad2022adaptive"], "date": "2024-06-01"}),
+        ),
+        ("obsidian_search", json!({"query": "leaderboard"})),
+        ("search_vault", json!({"query": "seed variance", "limit": 1})),
+        ("get_note_metadata", json!({"path": paper})),
+        ("get_note_content", json!({"path": paper, "length": 100})),
+        ("daily_note_append", json!({"content": "- schema", "year": 2024, "month": 6, "day": 13})),
+        ("obsidian_list_files", json!({"dirPath": ""})),
+        ("obsidian_get_properties", json!({"filepath": paper})),
+        (
+            "obsidian_manage_frontmatter",
+            json!({"filePath": log, "operation": "set", "key": "status", "value": "done"}),
+        ),
+        ("obsidian_manage_frontmatter", json!({"filePath": log, "operation": "get", "key": "status"})),
+        ("obsidian_update_properties", json!({"filepath": log, "properties": {"tags": ["schema"]}})),
+        ("obsidian_manage_tags", json!({"filePath": log, "operation": "add", "tags": ["schema/more"]})),
+        ("obsidian_manage_tags", json!({"filePath": log, "operation": "list"})),
+        ("obsidian_get_tags", json!({})),
+        ("obsidian_read_file", json!({"filePath": "[[Log]]", "format": "json"})),
+        (
+            "obsidian_update_file",
+            json!({"targetType": "filePath", "targetIdentifier": log, "modificationType": "patch",
+            "patchOperation": "append", "patchTargetType": "heading", "patchTarget": "Log::Done", "content": "- via update_file\n"}),
+        ),
+        ("obsidian_get_periodic_note", json!({"period": "daily", "date": "2024-06-13"})),
+        ("obsidian_delete_periodic_note", json!({"period": "daily", "date": "2024-06-13", "confirm": true})),
+        ("obsidian_check_status", json!({})),
+        ("read_note", json!({"note": "[[@weber2022seeds]]"})),
+        ("update_note", json!({"note": "Log", "content": "- by name", "mode": "append"})),
+        ("list_notes", json!({"folder": "References", "limit": 2})),
+        ("obsidian_global_search", json!({"query": "/seeds? variance/i"})),
+        ("obsidian_global_search", json!({"query": "seed variance", "modified_since": "2000-01-01"})),
+        ("text_search", json!({"query": "seed variance"})),
+        ("tag_search", json!({"tags": ["reproducibility"]})),
+        ("metadata_search", json!({"where": {"citekey": "weber2022seeds"}})),
+        ("find_related_notes", json!({"path": "[[@weber2022seeds]]"})),
+        ("validate_vault", json!({})),
+        ("get_vault_stats", json!({})),
+        ("get_roots", json!({})),
+        ("rebuild_index", json!({"confirm": true})),
+        (
+            "obsidian_move_file",
+            json!({"filePath": "Schema/Written.md", "newPath": "Schema/Moved.md", "confirm": true}),
+        ),
+        ("obsidian_delete_file", json!({"filePath": "Schema/Moved.md", "dryRun": true})),
+        ("obsidian_delete_file", json!({"filePath": "Schema/Moved.md", "confirm": true})),
+        ("delete_note", json!({"note": "Log", "dryRun": true})),
+        ("delete_note", json!({"note": "Log", "confirm": true})),
+    ];
+    for (tool, args) in &calls {
+        s.ok(tool, args.clone()).await;
+    }
+    // A failure is in the declared shape too (clients check it as well).
+    s.err("read_note", json!({"note": "[[Nowhere at all]]"})).await;
+    let called: std::collections::BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+    let uncalled: Vec<&String> = declared.iter().filter(|t| !called.contains(t.as_str())).collect();
+    assert!(uncalled.is_empty(), "add a call of {uncalled:?} to this test");
+}

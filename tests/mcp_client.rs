@@ -7,6 +7,8 @@ use rmcp::{RoleClient, ServiceExt};
 use scholia::mcp::Scholia;
 use scholia::vault::config::Config;
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The configuration of a test vault at `vault` (synthesis folder `Synthesis`).
 pub fn config(vault: &std::path::Path, annotations_folder: Option<&str>) -> Config {
@@ -39,7 +41,8 @@ pub fn serve(server: Scholia) -> tokio::io::DuplexStream {
 }
 
 /// Tool calls with the response contract checked: every answer is an object with `status` and
-/// `success`, never over the 20 KB cap (plus a little for the text rendering's keys).
+/// `success`, in the shape its tool's output schema declares, never over the 20 KB cap (plus a
+/// little for the text rendering's keys).
 pub trait Tools {
     /// The raw result of a call.
     async fn call(&self, tool: &str, args: Value) -> CallToolResult;
@@ -50,6 +53,7 @@ pub trait Tools {
         let value = result.structured_content.clone().unwrap_or_default();
         assert_ne!(result.is_error, Some(true), "{tool} failed: {value}");
         assert_eq!((&value["status"], &value["success"]), (&json!("ok"), &json!(true)), "{tool}: {value}");
+        check_schema(tool, &value);
         assert!(serde_json::to_string(&value).unwrap().len() <= 21 * 1024, "{tool}: answer over the cap");
         check_text(tool, &result, &value);
         value
@@ -61,6 +65,7 @@ pub trait Tools {
         let value = result.structured_content.unwrap_or_default();
         assert_eq!(result.is_error, Some(true), "{tool} should have failed: {value}");
         assert_eq!(value["success"], false);
+        check_schema(tool, &value);
         value["error"].as_str().unwrap_or_default().to_string()
     }
 }
@@ -69,6 +74,57 @@ impl<C: rmcp::ClientHandler> Tools for RunningService<RoleClient, C> {
     async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         let args = args.as_object().cloned().unwrap_or_default();
         self.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await.unwrap()
+    }
+}
+
+/// Checks `answer` against the output schema `tool` declares, made strict: every object the
+/// schema describes field by field holds no other field, so a field added to an answer and not
+/// to its schema fails as surely as one the schema promises and the answer lacks.
+pub fn check_schema(tool: &str, answer: &Value) {
+    static VALIDATORS: OnceLock<HashMap<String, [jsonschema::Validator; 2]>> = OnceLock::new();
+    let validators = VALIDATORS.get_or_init(|| {
+        scholia::mcp::tool_facts()
+            .into_iter()
+            .filter_map(|t| Some((t.name, t.output_schema?)))
+            .map(|(name, schema)| {
+                let mut schema = Value::Object((*schema).clone());
+                strict(&mut schema);
+                let compile = |schema: &Value| {
+                    jsonschema::validator_for(schema)
+                        .unwrap_or_else(|e| panic!("{name}: its output schema is not a JSON Schema: {e}"))
+                };
+                // The answer's branch alone too, for errors that say which field is wrong.
+                let mut branch = schema.clone();
+                if let Some(map) = branch.as_object_mut() {
+                    map.remove("oneOf");
+                    map.insert("allOf".into(), json!([schema["oneOf"][0]]));
+                }
+                let validators = [compile(&schema), compile(&branch)];
+                (name, validators)
+            })
+            .collect()
+    });
+    let Some([whole, branch]) = validators.get(tool) else { return };
+    if whole.is_valid(answer) {
+        return;
+    }
+    let errors: Vec<String> =
+        branch.iter_errors(answer).map(|e| format!("{}: {}", e.instance_path(), e)).collect();
+    panic!("{tool}: the answer is not in its declared shape: {errors:#?}\n{answer}");
+}
+
+/// `schema` with `additionalProperties: false` on every object schema that lists its properties
+/// and says nothing of others.
+fn strict(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                map.insert("additionalProperties".into(), json!(false));
+            }
+            map.values_mut().for_each(strict);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strict),
+        _ => {}
     }
 }
 
