@@ -590,6 +590,15 @@ async fn every_tool_answers_in_its_declared_output_schema() {
     for (tool, args) in &calls {
         s.ok(tool, args.clone()).await;
     }
+    // Served over HTTP, the status names the endpoint.
+    let http = Scholia::new(Settings {
+        transport: scholia::mcp::Transport::Http { address: "127.0.0.1:8765".parse().unwrap(), auth: true },
+        ..Settings::new(crate::mcp_client::config(s.vault.path(), None))
+    })
+    .unwrap();
+    let client = ().serve(crate::mcp_client::serve(http)).await.unwrap();
+    let status = client.ok("obsidian_check_status", json!({})).await;
+    assert_eq!(status["transport"]["http"], "http://127.0.0.1:8765/mcp");
     // A failure is in the declared shape too (clients check it as well).
     s.err("read_note", json!({"note": "[[Nowhere at all]]"})).await;
     let called: std::collections::BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();

@@ -101,6 +101,7 @@ pub fn fail(message: impl Into<String>) -> CallToolResult {
 /// no field left undeclared.
 pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     let mut answer = (*rmcp::handler::server::tool::schema_for_type::<T>()).clone();
+    answer.values_mut().for_each(drop_number_formats);
     let (dialect, defs) = (answer.remove("$schema"), answer.remove("$defs"));
     answer.remove("title");
     answer.remove("description");
@@ -129,6 +130,26 @@ pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
         schema.insert("$defs".into(), defs);
     }
     Arc::new(schema)
+}
+
+/// `schema` without schemars' formats of Rust's number types (`uint`, `int64`, `double`, ...):
+/// they are no JSON Schema format, and validators such as the TypeScript SDK's warn of each one
+/// (`minimum: 0` still says a count is not negative).
+fn drop_number_formats(schema: &mut Value) {
+    const NUMBER_FORMATS: [&str; 12] = [
+        "int8", "int16", "int32", "int64", "int", "uint8", "uint16", "uint32", "uint64", "uint", "float",
+        "double",
+    ];
+    match schema {
+        Value::Object(map) => {
+            if map.get("format").and_then(Value::as_str).is_some_and(|f| NUMBER_FORMATS.contains(&f)) {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_number_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_number_formats),
+        _ => {}
+    }
 }
 
 /// What a paged answer says beside its page of items ([`page`]).

@@ -618,6 +618,19 @@ mod answers {
         pub problems: Vec<Value>,
     }
 
+    /// How the server is reached: `"stdio"`, or `{"http": URL}`.
+    #[derive(Debug, JsonSchema)]
+    #[serde(untagged)]
+    pub enum CheckStatusTransport {
+        /// `"stdio"`.
+        Stdio(String),
+        /// Streamable HTTP at this URL.
+        Http {
+            /// The endpoint's URL.
+            http: String,
+        },
+    }
+
     /// What `obsidian_check_status` answers.
     #[derive(Debug, JsonSchema)]
     pub struct ObsidianCheckStatusAnswer {
@@ -630,7 +643,7 @@ mod answers {
         pub approved_for_session: bool,
         pub toolsets: Vec<String>,
         pub tools: usize,
-        pub transport: String,
+        pub transport: CheckStatusTransport,
         pub auth: String,
         pub obsidian: ObsidianCheckStatusObsidian,
         pub zotero_integration: ObsidianCheckStatusZoteroIntegration,
