@@ -359,7 +359,7 @@ fn looks_like_template(bytes: &[u8]) -> bool {
     if has(b"{%") && has(b"%}") && (has(b"annot") || has(b"citekey")) {
         return true;
     }
-    if has(b"<%") && has(b"%>") && (has(b" it.") || has(b"(it)") || has(b" of it")) {
+    if eta_tags_on_it(bytes) {
         return true;
     }
     const VARIABLES: [&[u8]; 6] =
@@ -369,6 +369,21 @@ fn looks_like_template(bytes: &[u8]) -> bool {
         let name: Vec<u8> =
             rest.iter().take_while(|b| b.is_ascii_alphanumeric()).map(u8::to_ascii_lowercase).collect();
         VARIABLES.iter().any(|v| name.starts_with(v))
+    })
+}
+
+/// Whether an Eta tag (`<% … %>`) uses ZotLit's `it` (`it.text`, `(it)`, `of it`): Templater's
+/// `<% tp.file… %>` left in a note is not one, nor the words "of its" elsewhere in the note.
+fn eta_tags_on_it(bytes: &[u8]) -> bool {
+    let word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    memchr::memmem::find_iter(bytes, b"<%").any(|start| {
+        let rest = &bytes[start + 2..];
+        let Some(end) = memchr::memmem::find(rest, b"%>") else { return false };
+        let tag = &rest[..end];
+        memchr::memmem::find_iter(tag, b"it").any(|at| {
+            let (before, after) = (at.checked_sub(1).and_then(|i| tag.get(i)), tag.get(at + 2));
+            !word(before) && matches!(after, Some(b'.' | b')' | b' ' | b'\n') | None)
+        })
     })
 }
 
@@ -431,6 +446,10 @@ mod tests {
             facts("Sources/t.md", "%% begin annotations %%\n{{citekey}}", &["Sources/{{citekey}}.md"]);
         assert!(!template.evidence().any() && !template.may_hold_annotations());
         let eta = "> [!quote] [Page <%= it.pageLabel %>](zotero://open-pdf/x)\n> <%= it.text %>";
+        // Templater's tag left in a note, and "of its" in a highlight, make no template.
+        let templater = "---\ncreated: <% tp.file.creation_date() %>\n---\n> <mark style=\"background-color: #ffd400\">Highlight</mark>\n> the end of its domain\n> [page 4](zotero://open-pdf/library/items/A?page=4&annotation=B)\n";
+        assert!(!looks_like_template(templater.as_bytes()));
+        assert!(looks_like_template(b"<% for (const a of it) { %>x<% } %>"));
         assert!(!facts("Templates/zt-annot.eta.md", eta, &[]).may_hold_annotations());
         let plain = facts("a.md", "# Notes\nNothing here.", &[]);
         assert!(!plain.may_hold_annotations() && !plain.evidence().any());
