@@ -114,6 +114,23 @@ async fn reads_annotations_by_citekey_and_colour() {
 }
 
 #[tokio::test]
+async fn two_notes_with_one_citekey_are_each_read_by_path() {
+    let s = start(false).await;
+    // A titled copy of a paper's note carries the same citekey as `@moreau2024ragsurvey.md`.
+    let copy = s.read("References/@moreau2024ragsurvey.md");
+    std::fs::write(s.vault.path().join("References/Retrieval survey (copy).md"), &copy).unwrap();
+    let listed = s.ok("obsidian_list_annotation_files", json!({})).await;
+    assert_eq!(listed["shared_citekeys"], json!(["moreau2024ragsurvey"]), "{listed}");
+    for path in ["References/@moreau2024ragsurvey.md", "References/Retrieval survey (copy).md"] {
+        let doc = s.ok("obsidian_read_annotations", json!({"path": path})).await;
+        assert_eq!(doc["path"], path);
+        assert_eq!(doc["annotations"].as_array().unwrap().len(), 11);
+    }
+    let err = s.err("obsidian_read_annotations", json!({})).await;
+    assert!(err.contains("citekey or a path"), "{err}");
+}
+
+#[tokio::test]
 async fn lists_annotation_files_by_tag() {
     let s = start(false).await;
     let all = s.ok("obsidian_list_annotation_files", json!({})).await;

@@ -42,21 +42,14 @@ impl Scholia {
     async fn obsidian_read_annotations(&self, Parameters(args): Parameters<ReadAnnotations>) -> Answer {
         let zotero = self.zotero();
         let keep = attempt!(library::color_filter(&args.colors, &zotero.options));
-        let folder = attempt!(self.folder(args.folder.as_deref(), true));
-        // The index knows frontmatter citekeys; the notes known by another field, their note path
-        // or their citations are looked up as the listing lists them.
-        let index = self.live_index();
-        let live = index.is_some();
-        let found = match index.and_then(|i| i.find_citekey(&folder, &args.citekey)) {
-            Some(path) => Some(path),
-            None => attempt!(self.find_citekey(&folder, &args.citekey)),
+        let path = match (&args.path, &args.citekey) {
+            (Some(raw), _) => attempt!(self.resolve_note(raw)),
+            (None, Some(citekey)) => attempt!(self.note_of_citekey(args.folder.as_deref(), citekey)),
+            (None, None) => {
+                return Ok(fail("give a citekey or a path (obsidian_list_annotation_files lists both)"));
+            }
         };
-        let Some(path) = found else {
-            return Ok(fail(format!(
-                "no annotation note with citekey {:?} in {folder}; list them with obsidian_list_annotation_files",
-                args.citekey
-            )));
-        };
+        let live = self.index.is_ready();
         let text = attempt!(self.vault.read(&path));
         let mut doc = crate::annotations::parse(&text, &self.vault.absolute(&path), &zotero.options);
         library::keep_colors(&mut doc, &keep);
@@ -65,7 +58,8 @@ impl Scholia {
         value["path"] = json!(path.as_str());
         let total = annotations.len();
         let window = Window::new(args.offset, args.limit, 200, 1000);
-        let next = json!({"citekey": args.citekey, "colors": args.colors, "folder": args.folder});
+        let next =
+            json!({"citekey": args.citekey, "path": args.path, "colors": args.colors, "folder": args.folder});
         let value =
             page(value, "annotations", annotations.into_iter().skip(window.offset), total, window, next);
         Ok(ok(self.mark_index(value, live)))
@@ -92,10 +86,19 @@ impl Scholia {
             &zotero.setup.patterns
         ));
         let total = files.len();
+        let mut keys: Vec<&str> = files.iter().map(|f| f.citekey.as_str()).collect();
+        keys.sort_unstable();
+        let mut shared: Vec<String> =
+            keys.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0].to_string()).collect();
+        shared.dedup();
+        let mut value = json!({"count": total});
+        if !shared.is_empty() {
+            value["shared_citekeys"] = json!(shared);
+        }
         let window = Window::new(args.offset, args.limit, 200, 1000);
         let next = json!({"folder": args.folder, "tags": args.tags});
         let files = files.into_iter().skip(window.offset);
-        Ok(ok(page(json!({"count": total}), "files", files, total, window, next)))
+        Ok(ok(page(value, "files", files, total, window, next)))
     }
 
     /// Write a summary note of one paper's annotations into the synthesis folder (never over an existing note) and return its path and a digest.
@@ -285,6 +288,20 @@ impl Scholia {
     }
 
     /// The annotation note named by a citekey or a path.
+    /// The annotation note with `citekey` in `folder` (default: the annotations folder): from the
+    /// index's frontmatter citekeys, else as the listing finds notes known by another field, their
+    /// note path or their citations.
+    fn note_of_citekey(&self, folder: Option<&str>, citekey: &str) -> Result<VaultPath, String> {
+        let folder = self.folder(folder, true)?;
+        let found = match self.live_index().and_then(|i| i.find_citekey(&folder, citekey)) {
+            Some(path) => Some(path),
+            None => self.find_citekey(&folder, citekey).map_err(|e| e.to_string())?,
+        };
+        found.ok_or_else(|| {
+            format!("no annotation note with citekey {citekey:?} in {folder}; list them with obsidian_list_annotation_files")
+        })
+    }
+
     fn annotation_note(&self, citekey: Option<&str>, path: Option<&str>) -> Result<VaultPath, String> {
         match (citekey, path) {
             (_, Some(raw)) => self.resolve_note(raw),
@@ -302,8 +319,10 @@ impl Scholia {
 /// `obsidian_read_annotations`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadAnnotations {
-    /// Better BibTeX citekey of the paper (frontmatter `citekey:` is searched first, then a note named `@citekey.md`).
-    pub citekey: String,
+    /// Better BibTeX citekey of the paper (frontmatter `citekey:` is searched first, then a note named `@citekey.md`); or give `path`.
+    pub citekey: Option<String>,
+    /// Vault-relative path of the annotation note (or give `citekey`): the way to read one of several notes that carry the same citekey.
+    pub path: Option<String>,
     /// Keep only these colours: meanings (positive, negative, question, detail, code, section1-3, other), Zotero colour names (green, red, yellow, …) or hexes (#5fb236).
     #[serde(default)]
     pub colors: Vec<String>,
@@ -435,6 +454,8 @@ mod answers {
         #[serde(flatten)]
         pub page: Paged,
         pub count: usize,
+        /// Citekeys that more than one listed note carries: read those notes by `path`.
+        pub shared_citekeys: Option<Vec<String>>,
         pub files: Vec<ObsidianListAnnotationFilesFiles>,
     }
 
