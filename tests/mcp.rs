@@ -128,6 +128,19 @@ async fn two_notes_with_one_citekey_are_each_read_by_path() {
     }
     let err = s.err("obsidian_read_annotations", json!({})).await;
     assert!(err.contains("citekey or a path"), "{err}");
+    // A paper's annotation note known by its name `@solo2020.md`, and a reading note that only
+    // carries `citekey: solo2020`: the citekey reads the annotations.
+    let annotations: String =
+        copy.lines().filter(|l| !l.starts_with("citekey:")).collect::<Vec<_>>().join("\n");
+    std::fs::write(s.vault.path().join("References/@solo2020.md"), annotations).unwrap();
+    std::fs::write(
+        s.vault.path().join("Reading solo.md"),
+        "---\ncitekey: solo2020\n---\nMy reading notes.\n",
+    )
+    .unwrap();
+    let doc = s.ok("obsidian_read_annotations", json!({"citekey": "solo2020", "folder": ""})).await;
+    assert_eq!(doc["path"], "References/@solo2020.md", "{doc}");
+    assert_eq!(doc["annotations"].as_array().unwrap().len(), 11);
 }
 
 #[tokio::test]

@@ -130,40 +130,32 @@ pub fn find_annotation_note(
             return Ok(Some(meta.path.clone()));
         }
     }
+    // An annotation note with this very citekey wins; then one whose citekey differs in case; a
+    // note that only carries the citekey (a reading note with `citekey:` and no annotation) last.
     let lower = citekey.to_lowercase();
-    let (mut loose, mut listed, mut listed_loose) = (None, None, None);
+    let (mut near, mut plain, mut plain_near) = (None, None, None);
     for meta in &notes {
         let Ok(text) = vault.read(&meta.path) else { continue };
         let facts = Facts::read(&meta.path, &text, patterns);
-        if let Some(key) = facts.frontmatter().get_str("citekey") {
-            let key = key.trim().trim_start_matches('@');
-            if key == citekey {
-                return Ok(Some(meta.path.clone()));
-            }
-            if loose.is_none() && key.to_lowercase() == lower {
-                loose = Some(meta.path.clone());
-            }
-        }
-        if loose.is_some() || listed.is_some() {
+        let written =
+            facts.frontmatter().get_str("citekey").map(|k| k.trim().trim_start_matches('@').to_string());
+        let (listed, _) = facts.citekey(&meta.path, &text);
+        let keys = [written.as_deref(), Some(listed.as_str())];
+        let exact = keys.contains(&Some(citekey));
+        if !exact && !keys.iter().flatten().any(|k| k.to_lowercase() == lower) {
             continue;
         }
-        let (key, _) = facts.citekey(&meta.path, &text);
-        let exact = key == citekey;
-        if !(exact || (listed_loose.is_none() && key.to_lowercase() == lower)) {
-            continue;
-        }
-        let is_annotation_note = facts.evidence().any()
+        let holds = facts.evidence().any()
             || (facts.may_hold_annotations()
                 && !annotations::parse(&text, &vault.absolute(&meta.path), options).annotations.is_empty());
-        if is_annotation_note {
-            if exact {
-                listed = Some(meta.path.clone());
-            } else {
-                listed_loose = Some(meta.path.clone());
-            }
+        match (holds, exact) {
+            (true, true) => return Ok(Some(meta.path.clone())),
+            (true, false) => near = near.or_else(|| Some(meta.path.clone())),
+            (false, true) => plain = plain.or_else(|| Some(meta.path.clone())),
+            (false, false) => plain_near = plain_near.or_else(|| Some(meta.path.clone())),
         }
     }
-    if let Some(found) = loose.or(listed).or(listed_loose) {
+    if let Some(found) = near.or(plain).or(plain_near) {
         return Ok(Some(found));
     }
     Ok(notes.into_iter().find(|m| m.path.file_name().eq_ignore_ascii_case(&file_name)).map(|m| m.path))

@@ -287,13 +287,21 @@ impl Scholia {
         )
     }
 
-    /// The annotation note named by a citekey or a path.
     /// The annotation note with `citekey` in `folder` (default: the annotations folder): from the
-    /// index's frontmatter citekeys, else as the listing finds notes known by another field, their
-    /// note path or their citations.
+    /// index's frontmatter citekeys when the note it names holds annotations, else as the listing
+    /// finds notes known by another field, their note path or their citations (a paper's
+    /// annotation note `@key.md` and a reading note with `citekey: key` but no annotation: the
+    /// annotation note).
     fn note_of_citekey(&self, folder: Option<&str>, citekey: &str) -> Result<VaultPath, String> {
         let folder = self.folder(folder, true)?;
-        let found = match self.live_index().and_then(|i| i.find_citekey(&folder, citekey)) {
+        let options = &self.zotero().options;
+        let indexed = self.live_index().and_then(|i| i.find_citekey(&folder, citekey)).filter(|path| {
+            let read = |text: String| {
+                !crate::annotations::parse(&text, path.as_str(), options).annotations.is_empty()
+            };
+            self.vault.read(path).is_ok_and(read)
+        });
+        let found = match indexed {
             Some(path) => Some(path),
             None => self.find_citekey(&folder, citekey).map_err(|e| e.to_string())?,
         };
@@ -302,6 +310,7 @@ impl Scholia {
         })
     }
 
+    /// The annotation note named by a citekey or a path.
     fn annotation_note(&self, citekey: Option<&str>, path: Option<&str>) -> Result<VaultPath, String> {
         match (citekey, path) {
             (_, Some(raw)) => self.resolve_note(raw),
