@@ -46,9 +46,11 @@ pub enum Reason {
 }
 
 impl Graph {
-    /// The `limit` notes most related to the note at `path` by links and tags, best first.
+    /// The `limit` notes most related to the note at `path` by links and tags, best first
+    /// (without a similarity no note is visited for one: an orphan's suggestion in
+    /// `validate_vault` costs its links and tags, not the vault's size).
     pub fn related(&self, path: &VaultPath, limit: usize) -> Vec<Related> {
-        self.related_with(path, limit, |_| 0.0)
+        self.related_scored(path, limit, std::iter::empty()).0
     }
 
     /// Like [`Graph::related`], adding `similarity(other)` (for example a text-search score; 0 for
