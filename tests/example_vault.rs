@@ -6,7 +6,7 @@ use scholia::library;
 use scholia::note::Resolution;
 use scholia::note::anchor::anchors_match;
 use scholia::synthesis::{RenderOptions, summarize, synthesize};
-use scholia::vault::{FsVault, Vault, VaultPath};
+use scholia::vault::{FsVault, MemVault, Vault, VaultPath};
 
 use crate::check::root;
 
@@ -92,6 +92,19 @@ fn summaries_and_syntheses_write_only_links_that_resolve() {
             }
         }
     }
+}
+
+#[test]
+fn a_note_obsidian_does_not_list_is_refused_rather_than_linked_to_nothing() {
+    let note = "---\ncitekey: lee2020\n---\n> [!quote|#ffd400] Highlight ([p. 3](zotero://open-pdf/library/items/AB?page=3))\n> Soil keeps carbon.\n";
+    let vault = MemVault::with_files([(".trash/@lee2020.md", note), ("Papers/@kim2021.md", note)]).unwrap();
+    let resolver = library::resolver(&vault.list(&VaultPath::root()).unwrap());
+    let options = ParseOptions::default();
+    let hidden = VaultPath::new(".trash/@lee2020.md").unwrap();
+    let err = library::load_source(&vault, &resolver, &hidden, &options).unwrap_err();
+    assert!(err.to_string().contains(".trash/"), "{err}");
+    let listed = VaultPath::new("Papers/@kim2021.md").unwrap();
+    assert!(library::load_source(&vault, &resolver, &listed, &options).is_ok());
 }
 
 #[test]

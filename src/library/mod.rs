@@ -168,12 +168,23 @@ pub fn resolver(files: &[FileMeta]) -> LinkResolver {
 
 /// Reads and parses the annotation note at `path` for the renderer; links to it are written in
 /// the shortest form that resolves in the vault. The doc's `file_path` is the absolute path.
+///
+/// A note no link can reach is refused: one Obsidian does not list (a hidden name, or inside a
+/// hidden folder such as `.trash/`), whose summary could only link to nothing.
 pub fn load_source(
     vault: &dyn Vault,
     resolver: &LinkResolver,
     path: &VaultPath,
     options: &ParseOptions,
 ) -> Result<SourceNote, VaultError> {
+    if path.is_hidden() {
+        return Err(VaultError::InvalidPath {
+            path: path.to_string(),
+            reason: "Obsidian does not list notes with a hidden name or in a hidden folder such as .trash/, \
+                     so a summary could not link to it; move the note out (or restore it from the trash) first"
+                .into(),
+        });
+    }
     let text = vault.read(path)?;
     let doc = annotations::parse(&text, &vault.absolute(path), options);
     let link = resolver.link_text(path.as_str(), None, LinkStyle::Shortest);
