@@ -7,19 +7,22 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-/// Common English words that say nothing about a topic (sorted, for binary search).
+/// Common English words that say nothing about a topic, modal and change words (`possible`,
+/// `becomes`) among them (sorted, for binary search).
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can",
-    "could", "did", "do", "does", "doing", "down", "during", "each", "either", "etc", "few", "for", "from",
-    "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "however",
-    "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may", "me", "might", "more", "most",
-    "much", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or", "other",
-    "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
-    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "thus",
-    "to", "too", "under", "until", "up", "upon", "us", "very", "via", "was", "we", "were", "what", "when",
-    "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would",
-    "yet", "you", "your",
+    "a", "able", "about", "above", "after", "again", "against", "all", "already", "also", "always", "am",
+    "an", "and", "any", "are", "as", "at", "be", "became", "because", "become", "becomes", "becoming",
+    "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "down", "during", "each", "either", "etc", "even", "few", "for", "from", "further", "get",
+    "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
+    "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "made", "make", "makes", "many",
+    "may", "me", "might", "more", "most", "much", "must", "my", "no", "nor", "not", "now", "of", "off",
+    "often", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own", "possible",
+    "possibly", "quite", "rather", "really", "same", "she", "should", "so", "some", "still", "such", "than",
+    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+    "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "via", "was", "we", "well", "were",
+    "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within",
+    "without", "would", "yet", "you", "your",
 ];
 
 /// The words of `text`: NFKC, lowercased, apostrophes dropped, split on everything that is not a

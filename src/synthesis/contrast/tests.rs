@@ -121,3 +121,20 @@ fn polarity_comes_from_colour_then_prefix_and_negation_splits_claims() {
     claim.text = Some("It doesn't hold".into());
     assert!(negated(&claim));
 }
+
+#[test]
+fn words_that_say_nothing_of_a_topic_do_not_make_two_claims_close() {
+    // Both sides share only "becomes", "possible" and a word about sampling, on unrelated topics:
+    // a faster detector readout against a physics simulation's limit.
+    let side =
+        |text: &str| Side { color: "positive".into(), prefix: None, comment: None, text: Some(text.into()) };
+    let a = annotation(&side(
+        "Readout at full rate becomes possible: sample the pulse width instead of its charge",
+    ));
+    let b =
+        annotation(&side("When the phase becomes complex, cheap sampling of lattice states is not possible"));
+    let (ga, gb) = (Group::of(&a), Group::of(&b));
+    assert!(opposed((&ga, &a), (&gb, &b)).is_some(), "one side is negated");
+    let (shared, dice) = closeness(&terms_of(&a), &terms_of(&b));
+    assert!(shared.len() < MIN_TENSION_TERMS || dice < MIN_CLOSENESS, "{shared:?} {dice:.2}");
+}
