@@ -400,3 +400,17 @@ proptest! {
         assert_synthesis_invariants(&[a, b], &options, "generated synthesis");
     }
 }
+
+#[test]
+fn a_link_to_the_note_itself_in_a_comment_points_at_the_source_note() {
+    let note = "---\ncitekey: lee2020\n---\n## Methods\n\n> [!quote|#ffd400] Highlight ([p. 3](zotero://open-pdf/library/items/AB?page=3))\n> Soil keeps carbon for decades.\n";
+    let mut doc =
+        scholia::annotations::parse(note, "/v/@lee2020.md", &scholia::annotations::ParseOptions::default());
+    assert_eq!(doc.annotations.len(), 1, "{doc:?}");
+    doc.annotations[0].comment = Some("as [[#methods|the method]] says; cf. [[#^gone]]".into());
+    let source = SourceNote::from_doc(doc, "@lee2020", note);
+    let options = RenderOptions { date: "2024-06-01".into(), ..RenderOptions::default() };
+    let summary = scholia::synthesis::summarize(&source, &options);
+    assert!(summary.contains("as [[@lee2020#Methods|the method]] says; cf. gone"), "{summary}");
+    assert_links_resolve(&summary, std::slice::from_ref(&source), "local link");
+}

@@ -110,6 +110,43 @@ pub(crate) fn find_anchor<'a>(source: &'a SourceNote, candidate: &str) -> Option
         .filter(|a| is_link_safe(a))
 }
 
+/// `text` (an annotation's text or comment, written in the source note) with its links to the
+/// note itself, `[[#Heading]]` and `[[#^block|alias]]`, pointing at the source note from wherever
+/// the text is copied: `[[@smithML2023#Heading|Heading]]`. A link to an anchor the note does not
+/// hold becomes its alias (else its anchor) as plain text.
+pub(crate) fn retarget_local_links(text: &str, link: &str, anchors: &[String]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[[#") {
+        let after = &rest[start + 3..];
+        let Some(end) = after.find("]]").filter(|&e| !after[..e].contains(['[', '\n'])) else {
+            out.push_str(&rest[..start + 3]);
+            rest = after;
+            continue;
+        };
+        let (anchor, alias) = match after[..end].split_once('|') {
+            Some((anchor, alias)) => (anchor.trim(), Some(alias.trim())),
+            None => (after[..end].trim(), None),
+        };
+        let shown = alias.filter(|a| !a.is_empty()).unwrap_or(anchor.trim_start_matches('^'));
+        let held = anchors.iter().find(|a| {
+            if let Some(block) = anchor.strip_prefix('^') {
+                a.strip_prefix('^').is_some_and(|b| b.eq_ignore_ascii_case(block))
+            } else {
+                !a.starts_with('^') && anchors_match(a, anchor)
+            }
+        });
+        out.push_str(&rest[..start]);
+        match held.filter(|a| is_link_safe(a)) {
+            Some(held) => out.push_str(&wikilink(link, Some(held), Some(shown))),
+            None => out.push_str(&alias_text(shown)),
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// An anchor that cannot break the link it sits in.
 fn is_link_safe(anchor: &str) -> bool {
     !anchor.trim().is_empty() && !anchor.contains(['|', '[', ']', '#', '\n', '\r'])
@@ -155,6 +192,17 @@ mod tests {
         assert_eq!(page_link(&s, None, Some("12–14")).as_deref(), Some("[[@smithML2023|pp. 12–14]]"));
         assert_eq!(page_link(&s, None, Some(" ")), None);
         assert_eq!(note_link(&s), "[[@smithML2023]]");
+    }
+
+    #[test]
+    fn links_to_the_note_itself_point_at_the_source_note() {
+        let anchors: Vec<String> = ["Methods", "^k3x9"].iter().map(|s| s.to_string()).collect();
+        let text = "see [[#methods]] and [[#^k3x9|the table]], not [[#^gone|this]] or [[#Nowhere]]";
+        assert_eq!(
+            retarget_local_links(text, "@smithML2023", &anchors),
+            "see [[@smithML2023#Methods|methods]] and [[@smithML2023#^k3x9|the table]], not this or Nowhere"
+        );
+        assert_eq!(retarget_local_links("[[Other#Part]] [[#", "n", &anchors), "[[Other#Part]] [[#");
     }
 
     #[test]

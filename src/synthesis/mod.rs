@@ -90,7 +90,9 @@ pub struct NoteHeading {
 
 impl SourceNote {
     /// The source for `doc`, linked as `link`, with the anchors and headings that exist in the
-    /// note's text (`note_text` is the annotation note the parser read).
+    /// note's text (`note_text` is the annotation note the parser read). A link in a text or
+    /// comment to the note itself (`[[#Heading]]`) is made to point at the note, so it still
+    /// resolves wherever the text is copied.
     pub fn from_doc(doc: AnnotationDoc, link: impl Into<String>, note_text: &str) -> Self {
         let note = crate::note::Note::parse(note_text);
         let headings: Vec<NoteHeading> = note
@@ -99,7 +101,16 @@ impl SourceNote {
             .map(|h| NoteHeading { level: h.level, text: h.text.clone(), anchor: h.anchor.clone() })
             .collect();
         let legend = palette::note_legend(&doc, &headings);
-        Self { doc, link: link.into(), anchors: note.anchors(), headings, legend }
+        let (link, anchors) = (link.into(), note.anchors());
+        let mut doc = doc;
+        for ann in &mut doc.annotations {
+            for field in [&mut ann.text, &mut ann.comment].into_iter().flatten() {
+                if field.contains("[[#") {
+                    *field = links::retarget_local_links(field, &link, &anchors);
+                }
+            }
+        }
+        Self { doc, link, anchors, headings, legend }
     }
 
     /// Adds the colour names the note's template states (see
