@@ -148,11 +148,17 @@ pub fn find_annotation_note(
         let holds = facts.evidence().any()
             || (facts.may_hold_annotations()
                 && !annotations::parse(&text, &vault.absolute(&meta.path), options).annotations.is_empty());
+        // Without annotations, only a citekey written in the frontmatter names a note (not the
+        // name the listing would fall back to).
+        let written_near = written.as_deref().is_some_and(|k| k.to_lowercase() == lower);
         match (holds, exact) {
             (true, true) => return Ok(Some(meta.path.clone())),
             (true, false) => near = near.or_else(|| Some(meta.path.clone())),
-            (false, true) => plain = plain.or_else(|| Some(meta.path.clone())),
-            (false, false) => plain_near = plain_near.or_else(|| Some(meta.path.clone())),
+            (false, _) if written.as_deref() == Some(citekey) => {
+                plain = plain.or_else(|| Some(meta.path.clone()))
+            }
+            (false, _) if written_near => plain_near = plain_near.or_else(|| Some(meta.path.clone())),
+            (false, _) => {}
         }
     }
     if let Some(found) = near.or(plain).or(plain_near) {
