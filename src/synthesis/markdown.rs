@@ -102,7 +102,7 @@ pub(crate) fn one_line(text: &str) -> String {
 /// Text for a heading or a callout line: on one line, a trailing `#` escaped (it would be
 /// taken as a closing sequence), a leading block marker escaped.
 pub(crate) fn heading_text(text: &str) -> String {
-    let mut line = escape_line_start(&one_line(text));
+    let mut line = no_comment_marks(&escape_line_start(&one_line(text)));
     let before_run = line.trim_end_matches('#');
     if before_run.len() < line.len() && (before_run.is_empty() || before_run.ends_with(' ')) {
         line.pop();
@@ -142,12 +142,19 @@ fn escape_ordered_marker(line: &str) -> String {
     if is_marker { format!("{}\\{}", &line[..digits], after) } else { line.to_string() }
 }
 
+/// `line` with every `%%` written `%\%`: Obsidian reads `%%` as the start of a comment that
+/// hides the rest of the note until the next one (an export's `%% … %%` block, cut in two by the
+/// parser, would hide the summary's end).
+fn no_comment_marks(line: &str) -> String {
+    line.replace("%%", "%\\%")
+}
+
 /// The lines of `text`, each trimmed and escaped, runs of blank lines collapsed to one, no blank
 /// line first or last.
 pub(crate) fn block_lines(text: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for raw in text.lines() {
-        let line = escape_line_start(raw.trim());
+        let line = no_comment_marks(&escape_line_start(raw.trim()));
         if line.is_empty() && lines.last().is_none_or(String::is_empty) {
             continue;
         }
@@ -261,6 +268,11 @@ mod tests {
         assert_eq!(escape_line_start("[1]: ref"), "\\[1]: ref");
         assert_eq!(heading_text("C# and F#"), "C# and F#");
         assert_eq!(heading_text("Trailing ##"), "Trailing #\\#");
+        assert_eq!(
+            block_lines("cut %% begin annotations\n100%% sure"),
+            ["cut %\\% begin annotations", "100%\\% sure"]
+        );
+        assert_eq!(heading_text("%% heading"), "%\\% heading");
     }
 
     #[test]
