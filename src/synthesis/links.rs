@@ -68,10 +68,11 @@ pub(crate) fn item_links(
     (!parts.is_empty()).then(|| format!("({})", parts.join(", ")))
 }
 
-/// `p. 5`, `pp. 12-14`; a label that already says `p.`/`pp.` is kept. `None` when empty.
+/// `p. 5`, `pp. 12-14`; a label that already says `p.`/`pp.` is kept. `None` when empty or
+/// without a letter or digit (Zotero prints `-` for a slide without a page label).
 pub(crate) fn page_alias(page: &str) -> Option<String> {
     let page = page.trim();
-    if page.is_empty() {
+    if !page.chars().any(char::is_alphanumeric) {
         return None;
     }
     let lower = page.to_lowercase();
@@ -191,6 +192,8 @@ mod tests {
         assert_eq!(find_anchor(&s, "Results"), None);
         assert_eq!(page_link(&s, None, Some("12–14")).as_deref(), Some("[[@smithML2023|pp. 12–14]]"));
         assert_eq!(page_link(&s, None, Some(" ")), None);
+        assert_eq!(page_link(&s, None, Some("-")), None);
+        assert_eq!(page_link(&s, None, Some("iv")).as_deref(), Some("[[@smithML2023|p. iv]]"));
         assert_eq!(note_link(&s), "[[@smithML2023]]");
     }
 
