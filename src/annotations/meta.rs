@@ -40,9 +40,11 @@ fn key_of(name: &str) -> Option<Key> {
         | "auteurs" | "autores" | "autori" | "저자" | "作者" | "著者" | "авторы" | "автор" => {
             Key::Authors
         }
+        // A publication date is the paper's year; a bare `date` is often the note's own (a fallback).
         "year" | "publication year" | "jahr" | "année" | "año" | "anno" | "연도" | "발표 연도" | "年份"
-        | "年" | "год" => Key::Year,
-        "date" | "publish date" | "published" | "publication date" | "pub date" => Key::Date,
+        | "年" | "год" | "publish date" | "published" | "publication date" | "pub date" | "publish-year"
+        | "publish year" => Key::Year,
+        "date" => Key::Date,
         "citekey" | "citation key" | "citation-key" | "citationkey" | "citation_key" | "bibtex key" => {
             Key::Citekey
         }
@@ -204,9 +206,11 @@ fn field(line: &str) -> Option<(Key, String)> {
     (!value.is_empty()).then_some((key, value))
 }
 
-/// `Key: value` on a line of its own above the annotations (`Written by: …`, `Paper: …`).
+/// `Key: value` on a line of its own above the annotations (`Written by: …`, `Paper: …`), also as
+/// a list item in a callout (ZotLit's `> - authors: Kahng`).
 fn plain_field(line: &str) -> Option<(Key, String)> {
-    let t = line.trim();
+    let t = unquote(line, 4).trim();
+    let t = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).unwrap_or(t).trim_start();
     let i = t.find(':')?;
     let key = key_of(&t[..i]).filter(|_| t[..i].chars().count() <= 16)?;
     let value = clean(t[i + 1..].trim());
@@ -332,6 +336,16 @@ mod tests {
         assert_eq!(m.authors.as_deref(), Some("Lee, A.; Chen, B.; Dee, C."));
         let m = meta("Authors:: Jonathan Ho、 Ajay Jain、 Pieter Abbeel\n");
         assert_eq!(m.authors.as_deref(), Some("Jonathan Ho, Ajay Jain, Pieter Abbeel"));
+    }
+
+    #[test]
+    fn list_items_in_a_metadata_callout_are_fields_and_a_publish_date_beats_the_notes_date() {
+        let m = meta(
+            "---\ndate: 2023-12-15\n---\n> [!info]- metadata\n> - publish date: 2022\n> - title: A Road Ahead\n> - authors: Kahng et al.\n\n> [!note] [Page 3](zotero://open-pdf/library/items/A?page=3&annotation=B)\n> text\n",
+        );
+        assert_eq!(m.authors.as_deref(), Some("Kahng et al."));
+        assert_eq!(m.year.as_deref(), Some("2022"));
+        assert_eq!(m.title.as_deref(), Some("A Road Ahead"));
     }
 
     #[test]
