@@ -348,7 +348,9 @@ impl IndexService {
     /// journal) and the file events not yet applied are applied now; when the journal lost
     /// count, every modification time is checked.
     pub fn prepare(&self) {
-        if !self.is_ready() {
+        // The first build stores its index a moment before it says it is ready: an answer taken
+        // from the index in between must have this process's writes applied too.
+        if !self.is_ready() && self.shared.read().is_none() {
             return;
         }
         let Some(written) = self.shared.vault.take_written() else {
