@@ -9,30 +9,11 @@ use std::os::fd::{AsFd as _, OwnedFd};
 
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, RenameFlags};
 
+use super::{Kind, Stat};
+
 /// A folder held open.
 #[derive(Debug)]
 pub(super) struct Dir(OwnedFd);
-
-/// What a name in a folder is, without following a link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// A regular file, with its permission bits.
-    File(u32),
-    Dir,
-    Link,
-    Other,
-}
-
-/// What a name in a folder is (a link not followed), with its size and times.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Stat {
-    pub kind: Kind,
-    pub size: u64,
-    /// Last modification, ms since the Unix epoch.
-    pub mtime_ms: i64,
-    /// Birth time where the file system records it, else the modification time, ms.
-    pub ctime_ms: i64,
-}
 
 /// An exclusive lock on the vault, held until dropped.
 #[derive(Debug)]

@@ -8,30 +8,11 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
+use super::{Kind, Stat};
+
 /// A folder, by its path.
 #[derive(Debug)]
 pub(super) struct Dir(PathBuf);
-
-/// What a name in a folder is, without following a link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// A regular file, with its permission bits (0o644 where the system has none).
-    File(u32),
-    Dir,
-    Link,
-    Other,
-}
-
-/// What a name in a folder is (a link not followed), with its size and times.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Stat {
-    pub kind: Kind,
-    pub size: u64,
-    /// Last modification, ms since the Unix epoch.
-    pub mtime_ms: i64,
-    /// Creation time where the system records it, else the modification time, ms.
-    pub ctime_ms: i64,
-}
 
 /// An exclusive lock on the vault, held until dropped: the OS lock on the open folder, or where
 /// a folder cannot be opened as a file (Windows), this process's own lock.

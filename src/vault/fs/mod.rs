@@ -25,6 +25,27 @@ use std::time::SystemTime;
 
 use super::{Change, DirEntry, FileMeta, Updated, Vault, VaultError, VaultPath};
 
+/// What a name in a folder is, without following a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A regular file, with its permission bits (0o644 where the system has none).
+    File(u32),
+    Dir,
+    Link,
+    Other,
+}
+
+/// What a name in a folder is (a link not followed), with its size and times.
+#[derive(Debug, Clone, Copy)]
+struct Stat {
+    kind: Kind,
+    size: u64,
+    /// Last modification, ms since the Unix epoch.
+    mtime_ms: i64,
+    /// Birth time where the file system records it, else the modification time, ms.
+    ctime_ms: i64,
+}
+
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Whether the kernel lets this process use `openat2` (set to false at the first refusal).
@@ -193,7 +214,7 @@ impl FsVault {
                 ),
             });
         }
-        if place.kind != Some(sys::Kind::Dir) {
+        if place.kind != Some(Kind::Dir) {
             return Err(not_found());
         }
         place
@@ -345,10 +366,10 @@ impl Vault for FsVault {
             }
             let Ok(path) = folder.join(&name) else { continue };
             let is_dir = match dir.kind(&name) {
-                Ok(sys::Kind::Dir) => true,
-                Ok(sys::Kind::File(_)) => false,
+                Ok(Kind::Dir) => true,
+                Ok(Kind::File(_)) => false,
                 // A link: listed when it stays inside the vault, as what it leads to.
-                Ok(sys::Kind::Link) => match self.resolve(&path) {
+                Ok(Kind::Link) => match self.resolve(&path) {
                     Ok(full) => fs::metadata(full).is_ok_and(|m| m.is_dir()),
                     Err(_) => continue,
                 },

@@ -8,7 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::FsVault;
-use super::sys::{Dir, Kind};
+use super::Kind;
+use super::sys::Dir;
 use crate::vault::{FileMeta, VaultPath};
 
 /// What a listing found: the files, and on the way the temporary files a writer left (vault

@@ -6,7 +6,8 @@
 
 use std::io;
 
-use super::sys::{Dir, Kind};
+use super::Kind;
+use super::sys::Dir;
 use super::{FsVault, TEMP_COUNTER};
 use crate::vault::{Change, Updated, VaultError, VaultPath, trash_name};
 
