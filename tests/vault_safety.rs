@@ -57,17 +57,12 @@ fn a_trash_that_is_a_symlink_is_never_used() {
     assert_eq!(vault.read(&p("Note.md")).unwrap(), "text");
 }
 
-/// A folder swapped for a symlink out of the vault while notes are written into it: no note,
-/// temporary file or trashed note ever lands outside, and nothing there is replaced.
-#[test]
-fn a_folder_swapped_for_a_symlink_never_lets_a_write_out() {
-    let (_dir, root, vault) = vault();
-    let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("n0.md"), "outside").unwrap();
-    std::fs::create_dir(root.join("Sub")).unwrap();
+/// Swaps the vault's folder `Sub` for a link to `outside` and back, over and over on a thread of
+/// its own, until the function returned is called.
+fn swap_sub_for_a_link(root: &Path, outside: &Path) -> impl FnOnce() {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let swapper = {
-        let (root, outside, stop) = (root.clone(), outside.path().to_path_buf(), Arc::clone(&stop));
+        let (root, outside, stop) = (root.to_path_buf(), outside.to_path_buf(), Arc::clone(&stop));
         std::thread::spawn(move || {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let _ = std::fs::rename(root.join("Sub"), root.join("Real"));
@@ -77,6 +72,21 @@ fn a_folder_swapped_for_a_symlink_never_lets_a_write_out() {
             }
         })
     };
+    move || {
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        swapper.join().unwrap();
+    }
+}
+
+/// A folder swapped for a symlink out of the vault while notes are written into it: no note,
+/// temporary file or trashed note ever lands outside, and nothing there is replaced.
+#[test]
+fn a_folder_swapped_for_a_symlink_never_lets_a_write_out() {
+    let (_dir, root, vault) = vault();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("n0.md"), "outside").unwrap();
+    std::fs::create_dir(root.join("Sub")).unwrap();
+    let stop_swapping = swap_sub_for_a_link(&root, outside.path());
     for i in 0..3000 {
         let path = p(&format!("Sub/n{}.md", i % 20));
         let _ = match i % 4 {
@@ -86,8 +96,7 @@ fn a_folder_swapped_for_a_symlink_never_lets_a_write_out() {
             _ => vault.trash(&path).map(|_| ()),
         };
     }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    swapper.join().unwrap();
+    stop_swapping();
     assert_eq!(files(outside.path()), ["n0.md"]);
     assert_eq!(std::fs::read_to_string(outside.path().join("n0.md")).unwrap(), "outside");
 }
@@ -103,18 +112,7 @@ fn a_folder_swapped_for_a_symlink_never_lists_names_from_outside() {
     std::fs::write(outside.path().join("deeper/hidden.md"), "outside").unwrap();
     std::fs::create_dir(root.join("Sub")).unwrap();
     std::fs::write(root.join("Sub/inside.md"), "vault").unwrap();
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let swapper = {
-        let (root, outside, stop) = (root.clone(), outside.path().to_path_buf(), Arc::clone(&stop));
-        std::thread::spawn(move || {
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let _ = std::fs::rename(root.join("Sub"), root.join("Real"));
-                let _ = symlink(&outside, root.join("Sub"));
-                let _ = std::fs::remove_file(root.join("Sub"));
-                let _ = std::fs::rename(root.join("Real"), root.join("Sub"));
-            }
-        })
-    };
+    let stop_swapping = swap_sub_for_a_link(&root, outside.path());
     let mut listed = std::collections::BTreeSet::new();
     for i in 0..1500 {
         let names: Vec<String> = match i % 3 {
@@ -125,8 +123,7 @@ fn a_folder_swapped_for_a_symlink_never_lists_names_from_outside() {
         .unwrap_or_default();
         listed.extend(names);
     }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    swapper.join().unwrap();
+    stop_swapping();
     assert!(listed.contains("Sub/inside.md"), "{listed:?}");
     assert!(listed.iter().all(|n| !n.contains("secret") && !n.contains("deeper")), "{listed:?}");
 }
