@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::shared::wikilink;
+use crate::annotations::AnnotationDoc;
 use crate::library;
 use crate::mcp::approval::{Ask, Write};
 use crate::mcp::reply::schema;
@@ -42,16 +43,21 @@ impl Scholia {
     async fn obsidian_read_annotations(&self, Parameters(args): Parameters<ReadAnnotations>) -> Answer {
         let zotero = self.zotero();
         let keep = attempt!(library::color_filter(&args.colors, &zotero.options));
-        let path = match (&args.path, &args.citekey) {
-            (Some(raw), _) => attempt!(self.resolve_note(raw)),
+        let (path, read) = match (&args.path, &args.citekey) {
+            (Some(raw), _) => (attempt!(self.resolve_note(raw)), None),
             (None, Some(citekey)) => attempt!(self.note_of_citekey(args.folder.as_deref(), citekey)),
             (None, None) => {
                 return Ok(fail("give a citekey or a path (obsidian_list_annotation_files lists both)"));
             }
         };
         let live = self.index.is_ready();
-        let text = attempt!(self.vault.read(&path));
-        let mut doc = crate::annotations::parse(&text, &self.vault.absolute(&path), &zotero.options);
+        let mut doc = match read {
+            Some(doc) => doc,
+            None => {
+                let text = attempt!(self.vault.read(&path));
+                crate::annotations::parse(&text, &self.vault.absolute(&path), &zotero.options)
+            }
+        };
         library::keep_colors(&mut doc, &keep);
         let annotations = std::mem::take(&mut doc.annotations);
         let mut value = attempt!(serde_json::to_value(&doc));
@@ -291,19 +297,22 @@ impl Scholia {
     /// index's frontmatter citekeys when the note it names holds annotations, else as the listing
     /// finds notes known by another field, their note path or their citations (a paper's
     /// annotation note `@key.md` and a reading note with `citekey: key` but no annotation: the
-    /// annotation note).
-    fn note_of_citekey(&self, folder: Option<&str>, citekey: &str) -> Result<VaultPath, String> {
+    /// annotation note). With the note's reading when it was read to decide.
+    fn note_of_citekey(
+        &self,
+        folder: Option<&str>,
+        citekey: &str,
+    ) -> Result<(VaultPath, Option<AnnotationDoc>), String> {
         let folder = self.folder(folder, true)?;
         let options = &self.zotero().options;
-        let indexed = self.live_index().and_then(|i| i.find_citekey(&folder, citekey)).filter(|path| {
-            let read = |text: String| {
-                !crate::annotations::parse(&text, path.as_str(), options).annotations.is_empty()
-            };
-            self.vault.read(path).is_ok_and(read)
+        let indexed = self.live_index().and_then(|i| i.find_citekey(&folder, citekey)).and_then(|path| {
+            let text = self.vault.read(&path).ok()?;
+            let doc = crate::annotations::parse(&text, &self.vault.absolute(&path), options);
+            (!doc.annotations.is_empty()).then_some((path, Some(doc)))
         });
         let found = match indexed {
-            Some(path) => Some(path),
-            None => self.find_citekey(&folder, citekey).map_err(|e| e.to_string())?,
+            Some(found) => Some(found),
+            None => self.find_citekey(&folder, citekey).map_err(|e| e.to_string())?.map(|path| (path, None)),
         };
         found.ok_or_else(|| {
             format!("no annotation note with citekey {citekey:?} in {folder}; list them with obsidian_list_annotation_files")
