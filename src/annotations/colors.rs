@@ -117,10 +117,18 @@ pub fn heading_level_of(name: &str) -> Option<u8> {
 /// also in the languages templates are written in (`amarillo`, `gelb`, `jaune`, `黄色`) and as the
 /// coloured squares and circles templates print (`🟨`, `🔴`). Case-insensitive.
 pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
-    let lower = name.trim().to_lowercase();
+    let name = name.trim();
+    // The longest name is a dozen bytes; most words asked about are not colours at all.
+    if name.len() > LONGEST_NAME || name.is_empty() {
+        return None;
+    }
+    let lower = name.to_lowercase();
     let name = lower.trim_end_matches('\u{fe0f}');
     COLOUR_NAMES.iter().find(|(_, names)| names.contains(&name)).map(|(hex, _)| *hex)
 }
+
+/// Bytes in the longest name of [`COLOUR_NAMES`] (with an emoji variation selector after it).
+const LONGEST_NAME: usize = 24;
 
 /// Each Zotero colour and its names: English, Spanish, Portuguese, French, Italian, German,
 /// Dutch, Russian, Chinese, Japanese, then the emoji of its colour.
@@ -291,6 +299,16 @@ pub fn normalize_hex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_colour_name_fits_the_length_guard() {
+        for (_, names) in COLOUR_NAMES {
+            for name in names {
+                assert!(name.len() + '\u{fe0f}'.len_utf8() <= LONGEST_NAME, "{name}");
+                assert!(zotero_hex_of_name(&format!("{name}\u{fe0f}")).is_some(), "{name}");
+            }
+        }
+    }
 
     #[test]
     fn default_map_matches_case_insensitively() {

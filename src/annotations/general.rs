@@ -89,8 +89,8 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
         let mut b = a;
         while k + 1 < anchors.len()
             && anchors[k + 1] == b + 1
-            && words(&infos[b].rest) == 0
-            && words(&infos[b + 1].rest) == 0
+            && !has_word(&infos[b].rest)
+            && !has_word(&infos[b + 1].rest)
             && !(infos[b].link.is_some() && infos[b + 1].link.is_some())
             && infos[b].image.is_none()
             && infos[b + 1].image.is_none()
@@ -103,8 +103,8 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
         // heads: one image annotation.
         // So is an image with the link below it (`![](KEY.png)` then `[Go to annotation](…)`).
         let (link_only, image_only) = (
-            |i: &Info| i.link.is_some() && i.image.is_none() && words(&i.rest) == 0,
-            |i: &Info| i.image.is_some() && i.link.is_none() && words(&i.rest) == 0,
+            |i: &Info| i.link.is_some() && i.image.is_none() && !has_word(&i.rest),
+            |i: &Info| i.image.is_some() && i.link.is_none() && !has_word(&i.rest),
         );
         if let Some(&n) = anchors.get(k + 1)
             && (link_only(&infos[b]) && image_only(&infos[n])
@@ -259,7 +259,7 @@ fn record(
     }
     let end = draft_end(infos, skip, b, limit);
     let depth = infos[a].depth;
-    let inline = (a..=b).any(|i| words(&infos[i].rest) > 0);
+    let inline = (a..=b).any(|i| has_word(&infos[i].rest));
     let mut first = a;
     let mut text: Vec<String> = Vec::new();
     let mut comment: Vec<String> = Vec::new();
@@ -604,6 +604,11 @@ fn is_nested_item(line: &str, depth: usize) -> bool {
     let indented = inner.starts_with(['\t', ' ']);
     let t = inner.trim_start();
     (t.starts_with("- ") || t.starts_with("* ")) && (depth > 0 || indented)
+}
+
+/// Whether `s` holds a word (not only signs and punctuation).
+fn has_word(s: &str) -> bool {
+    s.split_whitespace().any(|w| w.chars().any(char::is_alphanumeric))
 }
 
 fn words(s: &str) -> usize {

@@ -75,11 +75,11 @@ pub fn label_page(label: &str) -> Option<String> {
     // `(Author, 2009, p. 777)`: the parentheses are the citation's, not the page's.
     let label = label.trim().trim_start_matches('(').trim_end_matches(')');
     let last = label.rsplit(',').next().unwrap_or(label).trim().trim_start_matches('@');
-    let lower = last.to_lowercase();
-    let is_page = lower.starts_with("p") || last.chars().all(|c| c.is_ascii_digit());
+    let p_first = last.starts_with(['p', 'P']);
+    let is_page = p_first || last.chars().all(|c| c.is_ascii_digit());
     // `Engelbart, 1962`: a citation without a locator ends with the year.
     let year = label.split(',').count() == 2 && last.len() == 4;
-    if !is_page || last.is_empty() || year && !lower.starts_with('p') {
+    if !is_page || last.is_empty() || year && !p_first {
         return None;
     }
     // A page is a number or a roman numeral (`12`, `S12`, `xii`, `A-3`), not a word (`PDF`).
@@ -137,8 +137,10 @@ pub fn rfind(haystack: &str, needle: &str) -> Option<usize> {
 /// The first `zotero://…` link in `s` that starts with `zotero://{kind}`: up to `)`, `>`, a quote
 /// or whitespace.
 pub fn zotero_link<'a>(s: &'a str, kind: &str) -> Option<&'a str> {
+    static SCHEME: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("zotero://"));
     let mut from = 0;
-    while let Some(pos) = find(&s[from..], "zotero://") {
+    while let Some(pos) = SCHEME.find(&s.as_bytes()[from..]) {
         let start = from + pos;
         let end = s[start..].find([')', '>', '"', ' ', '\t', ']']).map_or(s.len(), |e| start + e);
         let link = &s[start..end];
