@@ -64,6 +64,21 @@ impl Default for ColorMap {
 }
 
 impl ColorMap {
+    /// Puts `meanings` (hex or Zotero colour name, meaning: the `[colors]` table of
+    /// `.zotero-mcp.toml`) before the entries already in the map; keys that name no colour are
+    /// skipped.
+    pub fn put_first(&mut self, meanings: &[(String, String)]) {
+        let mut rows: Vec<ColorEntry> = Vec::new();
+        for (key, meaning) in meanings {
+            let hex = parse_hex(key).or_else(|| zotero_hex_of_name(key).map(str::to_string));
+            if let Some(hex) = hex {
+                rows.push(ColorEntry { hex, name: meaning.trim().to_string() });
+            }
+        }
+        rows.append(&mut self.entries);
+        self.entries = rows;
+    }
+
     /// The meaning of `hex` (`#rrggbb` or `rrggbb`, any case), or `other`.
     pub fn name_of(&self, hex: &str) -> &str {
         let hex = hex.trim().trim_start_matches('#');

@@ -185,7 +185,7 @@ impl Context {
         };
         let setup = library::setup::discover(&vault, config.template_path.as_deref());
         let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
-        config.apply_colors(&mut options.colors);
+        options.colors.put_first(&config.colors);
         let palette = (!config.colors.is_empty()).then(|| "[colors] in the configuration".to_string());
         Ok(Self {
             config,
@@ -235,7 +235,7 @@ fn parse_options_for(file: &Path, vault: Option<&Path>) -> ParseOptions {
     let setup = library::setup::discover(&vault, config.as_ref().and_then(|c| c.template_path.as_deref()));
     let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
     if let Some(config) = config {
-        config.apply_colors(&mut options.colors);
+        options.colors.put_first(&config.colors);
     }
     options
 }
@@ -246,7 +246,7 @@ fn doctor(vault: Option<&Path>, json: bool) -> Result<()> {
     let fs = FsVault::open(&config.vault)?;
     let setup = library::setup::discover(&fs, config.template_path.as_deref());
     let mut options = ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() };
-    config.apply_colors(&mut options.colors);
+    options.colors.put_first(&config.colors);
     let report = library::doctor::examine(&fs, &setup, &options)?;
     if json {
         let mut value = serde_json::to_value(&report)?;

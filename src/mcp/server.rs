@@ -139,7 +139,7 @@ impl Scholia {
             let config = &self.settings.config;
             let setup = library::setup::discover(self.vault.as_ref(), config.template_path.as_deref());
             let mut options = ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() };
-            config.apply_colors(&mut options.colors);
+            options.colors.put_first(&config.colors);
             ZoteroSetup { setup, options }
         })
     }

@@ -58,22 +58,6 @@ pub struct Config {
     pub colors: Vec<(String, String)>,
 }
 
-impl Config {
-    /// Puts the `[colors]` meanings before the default ones in `map`.
-    pub fn apply_colors(&self, map: &mut crate::annotations::ColorMap) {
-        use crate::annotations::{ColorEntry, colors};
-        let mut rows: Vec<ColorEntry> = Vec::new();
-        for (key, meaning) in &self.colors {
-            let hex = colors::parse_hex(key).or_else(|| colors::zotero_hex_of_name(key).map(str::to_string));
-            if let Some(hex) = hex {
-                rows.push(ColorEntry { hex, name: meaning.trim().to_string() });
-            }
-        }
-        rows.append(&mut map.entries);
-        map.entries = rows;
-    }
-}
-
 /// Why no usable configuration was found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
