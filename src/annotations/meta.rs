@@ -266,7 +266,10 @@ fn clean(value: &str) -> String {
     while let Some(head) = LINE_BREAKS.iter().find_map(|b| t.strip_suffix(b)) {
         t = head.trim_end();
     }
-    t.trim_matches(['*', '_']).trim().to_string()
+    let t = t.trim_matches(['*', '_']).trim();
+    // A value set in code (`**Citekey:** `key``).
+    let t = t.strip_prefix('`').and_then(|c| c.strip_suffix('`')).filter(|c| !c.contains('`')).unwrap_or(t);
+    t.trim().to_string()
 }
 
 fn year(value: &str) -> String {
@@ -352,6 +355,8 @@ mod tests {
     fn a_field_on_a_heading_line_is_a_field() {
         let m = meta("#### Paper:: Tendon Stiffness\n\n# text\n");
         assert_eq!(m.title.as_deref(), Some("Tendon Stiffness"));
+        let m = meta("**Citekey:** `lee2020`\n**Published:** 2020\n");
+        assert_eq!((m.citekey.as_deref(), m.year.as_deref()), (Some("lee2020"), Some("2020")));
     }
 
     #[test]

@@ -85,7 +85,7 @@ fn carried(body: &[Node]) -> Vec<(String, Val)> {
                     walk(body, out);
                     walk(empty, out);
                 }
-                Node::FilterBlock { body, .. } | Node::Persist(body) => walk(body, out),
+                Node::FilterBlock { body, .. } | Node::Persist { body, .. } => walk(body, out),
                 _ => {}
             }
         }
@@ -221,12 +221,17 @@ impl Eval<'_> {
                 Pat::empty()
             }
             Node::FilterBlock { body, .. } => self.nodes(body),
-            Node::Persist(body) => {
+            Node::Persist { key, body } => {
                 let inner = self.nodes(body);
+                let key = render(self.eval(key));
                 Pat::seq([
-                    Pat::Lit("%% begin annotations %%".into()),
+                    Pat::Lit("%% begin ".into()),
+                    key.clone(),
+                    Pat::Lit(" %%".into()),
                     inner,
-                    Pat::Lit("%% end annotations %%".into()),
+                    Pat::Lit("%% end ".into()),
+                    key,
+                    Pat::Lit(" %%".into()),
                 ])
             }
             Node::Other { tag, line } => {
@@ -243,32 +248,85 @@ impl Eval<'_> {
         let mut alts: Vec<(Vec<Fact>, Pat)> = Vec::new();
         let mut otherwise: Vec<Fact> = Vec::new();
         let mut exhaustive = false;
+        // What each branch taken sets, undone before the next branch: only one of them runs.
+        let mut sets: Vec<Vec<(String, Val)>> = Vec::new();
         for (cond, body) in branches {
             let tri = cond.as_ref().map_or(Tri::True, |c| self.truth(c));
-            match tri {
+            let facts = match tri {
                 Tri::False => continue,
-                Tri::True => {
-                    let p = self.nodes(body);
-                    alts.push((otherwise.clone(), p));
+                Tri::True => otherwise.clone(),
+                Tri::Maybe(ref yes, _) => otherwise.iter().chain(yes).cloned().collect(),
+            };
+            let mark = self.scopes.last().map_or(0, Vec::len);
+            let p = self.nodes(body);
+            sets.push(self.scopes.last_mut().map(|s| s.split_off(mark.min(s.len()))).unwrap_or_default());
+            alts.push((facts, p));
+            match tri {
+                Tri::Maybe(_, no) => otherwise.extend(no),
+                _ => {
                     exhaustive = true;
                     break;
                 }
-                Tri::Maybe(yes, no) => {
-                    let p = self.nodes(body);
-                    let mut facts = otherwise.clone();
-                    facts.extend(yes);
-                    alts.push((facts, p));
-                    otherwise.extend(no);
-                }
             }
         }
+        self.merge_sets(&alts, &otherwise, exhaustive, sets);
         if !exhaustive {
             alts.push((otherwise, Pat::empty()));
         }
-        if alts.len() == 1 && alts[0].0.is_empty() {
-            return alts.pop().map(|(_, p)| p).unwrap_or_else(Pat::empty);
+        if alts.len() == 1 && alts[0].0.is_empty() || alts.iter().all(|(_, p)| p.is_empty()) {
+            // Branches that print nothing say nothing about the annotation.
+            return if alts.len() == 1 {
+                alts.pop().map(|(_, p)| p).unwrap_or_else(Pat::empty)
+            } else {
+                Pat::empty()
+            };
         }
         Pat::Alt(alts)
+    }
+
+    /// The variables the branches of an `if` set (`{% if c == "Red" %}{% set kind = "danger" %}
+    /// {% elif … %}`): each becomes what it prints under each branch's facts, so a later
+    /// `[!{{kind}}]` reads the colour back. A value that does not print (a list, a macro) is
+    /// unknown after the `if`.
+    fn merge_sets(
+        &mut self,
+        alts: &[(Vec<Fact>, Pat)],
+        otherwise: &[Fact],
+        exhaustive: bool,
+        sets: Vec<Vec<(String, Val)>>,
+    ) {
+        let mut names: Vec<String> = Vec::new();
+        for (name, _) in sets.iter().flatten() {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        for name in names {
+            let before = self.get(&name);
+            let value_in = |set: &Vec<(String, Val)>| {
+                set.iter().rev().find(|(n, _)| *n == name).map_or_else(|| before.clone(), |(_, v)| v.clone())
+            };
+            let mut values: Vec<Val> = sets.iter().map(value_in).collect();
+            if !exhaustive {
+                values.push(before.clone());
+            }
+            let printable = |v: &Val| {
+                matches!(
+                    v,
+                    Val::Str(_) | Val::Num(_) | Val::Null | Val::Field(..) | Val::Switch(..) | Val::Pat(_)
+                )
+            };
+            let merged = if values.len() == 1 {
+                values.pop().unwrap_or(Val::Any)
+            } else if values.iter().all(printable) {
+                let facts =
+                    alts.iter().map(|(f, _)| f.clone()).chain((!exhaustive).then(|| otherwise.to_vec()));
+                Val::Pat(Pat::Alt(facts.zip(values.into_iter().map(render)).collect()))
+            } else {
+                Val::Any
+            };
+            self.set(&name, merged);
+        }
     }
 
     fn for_loop(&mut self, vars: &[String], iter: &Expr, body: &[Node], empty: &[Node]) -> Pat {

@@ -148,6 +148,13 @@ impl Template {
                 out.push(ColorEntry { hex: hex.clone(), name });
             }
         }
+        for info in &self.loops {
+            for (hex, name) in label_per_colour(&info.body) {
+                if !out.iter().any(|e| e.hex == hex) {
+                    out.push(ColorEntry { hex, name });
+                }
+            }
+        }
         out
     }
 
@@ -290,6 +297,43 @@ fn loop_colour(facts: &[Fact]) -> Option<String> {
     });
     let first = colours.next()?;
     colours.all(|c| c == first).then_some(first)
+}
+
+/// The label a loop prints per colour (`{% if a.colorCategory == "Red" %}Weak spot{% elif … %}`,
+/// or a `set` in such branches printed later): of the choices by colour in `body` whose branches
+/// print only words, the one with the longest words (a title over a callout type: `Main claim`
+/// over `tip`). Each colour with its label.
+fn label_per_colour(body: &Pat) -> Vec<(String, String)> {
+    fn walk<'a>(p: &'a Pat, out: &mut Vec<&'a [(Vec<Fact>, Pat)]>) {
+        match p {
+            Pat::Seq(items) => items.iter().for_each(|i| walk(i, out)),
+            Pat::Alt(branches) => {
+                out.push(branches);
+                branches.iter().for_each(|(_, b)| walk(b, out));
+            }
+            Pat::Repeat(inner) => walk(inner, out),
+            Pat::Lit(_) | Pat::Slot(_) | Pat::Loop(_) => {}
+        }
+    }
+    let mut choices = Vec::new();
+    walk(body, &mut choices);
+    let labels = |branches: &[(Vec<Fact>, Pat)]| -> Option<Vec<(String, String)>> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (facts, p) in branches {
+            let Some(hex) = loop_colour(facts) else { continue };
+            let Pat::Lit(text) = p else { return None };
+            let name = colors::legend_name(text)?;
+            if !name.chars().any(char::is_alphabetic) || colors::parse_hex(&name).is_some() {
+                return None;
+            }
+            if !out.iter().any(|(h, _)| *h == hex) {
+                out.push((hex, name));
+            }
+        }
+        (out.len() >= 2).then_some(out)
+    };
+    let mean = |l: &[(String, String)]| l.iter().map(|(_, n)| n.chars().count()).sum::<usize>() / l.len();
+    choices.into_iter().filter_map(labels).max_by_key(|l| mean(l)).unwrap_or_default()
 }
 
 /// A Markdown heading line's text without its `#`s and bold marks; empty when the line is not

@@ -55,8 +55,15 @@ pub enum Node {
         /// The body.
         body: Vec<Node>,
     },
-    /// Zotero Integration's `{% persist "id" %}…{% endpersist %}`: kept between imports.
-    Persist(Vec<Node>),
+    /// Zotero Integration's `{% persist "id" %}…{% endpersist %}`: kept between imports, between
+    /// `%% begin ID %%` and `%% end ID %%` lines (the id an expression: `annotation.id` gives one
+    /// block per annotation).
+    Persist {
+        /// The block's id.
+        key: Expr,
+        /// What the block holds when first written.
+        body: Vec<Node>,
+    },
     /// A tag this reader does not interpret (`call`, `extends`, an extension's tag), with its body
     /// if it has an end tag.
     Other {
@@ -323,7 +330,7 @@ impl Parser {
                 let filter = rest.split(['(', ' ']).next().unwrap_or("").to_string();
                 Node::FilterBlock { name: filter, body: self.body("filter", line)? }
             }
-            "persist" => Node::Persist(self.body("persist", line)?),
+            "persist" => Node::Persist { key: expr(rest, line)?, body: self.body("persist", line)? },
             "switch" => self.switch(rest, line)?,
             "block" => Node::FilterBlock { name: String::new(), body: self.body("block", line)? },
             "call" => {
@@ -926,7 +933,7 @@ mod tests {
         assert!(matches!(&nodes[1], Node::Set { value: SetValue::Expr(_), .. }));
         assert!(matches!(&nodes[2], Node::Set { value: SetValue::Body(_), .. }));
         assert_eq!(nodes[3], Node::Text("{{not}}".into()));
-        assert!(matches!(&nodes[4], Node::Persist(body) if body == &vec![Node::Text("y".into())]));
+        assert!(matches!(&nodes[4], Node::Persist { body, .. } if body == &vec![Node::Text("y".into())]));
         let err = parse("a\n{% if x %}b").unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("endif"), "{err}");

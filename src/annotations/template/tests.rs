@@ -99,3 +99,23 @@ fn a_colour_group_heading_names_its_colour_in_the_legend() {
     // "## Everything else" heads the red and the green loop: it names neither colour.
     assert_eq!(legend, [("#2ea8e5".to_string(), "Key Terms".to_string())]);
 }
+
+#[test]
+fn a_label_chosen_by_colour_in_the_loop_names_that_colour() {
+    // Set in the branches and printed later; the callout type beside it is not the label.
+    let template = "{% for a in annotations %}{% set box = \"quote\" %}{% set label = \"Passage\" %}\
+        {% if a.colorCategory == \"Yellow\" %}{% set box = \"tip\" %}{% set label = \"Main claim\" %}\
+        {% elif a.colorCategory == \"Red\" %}{% set box = \"bug\" %}{% set label = \"Weak spot\" %}{% endif %}\n\
+        > [!{{box}}] {{label}}\n> {{a.annotatedText}}\n{% endfor %}";
+    let t = Template::compile("t.md", template, &no_includes).unwrap_or_else(|e| panic!("{e}"));
+    let legend: Vec<(String, String)> = t.legend().into_iter().map(|e| (e.hex, e.name)).collect();
+    assert_eq!(
+        legend,
+        [("#ffd400".to_string(), "Main claim".to_string()), ("#ff6666".to_string(), "Weak spot".to_string())]
+    );
+    // Printed in place.
+    let template = "{% for a in annotations %}- {% if a.color == \"#ff6666\" %}Critique{% elif a.color == \"#5fb236\" %}Support{% endif %}: {{a.annotatedText}}\n{% endfor %}";
+    let t = Template::compile("t.md", template, &no_includes).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<String> = t.legend().into_iter().map(|e| e.name).collect();
+    assert_eq!(names, ["Critique", "Support"]);
+}
