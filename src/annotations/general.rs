@@ -860,6 +860,10 @@ fn take_links(rest: &mut String, info: &mut Info) {
         let target = s[mid + 2..end].trim().trim_start_matches('<').trim_end_matches('>');
         let kept = link_meaning(label, target, info);
         out.push_str(&s[..open]);
+        if kept && label_page(label).is_some() {
+            // `Seite [13](zotero://…)`: the page word printed before the link is the locator's.
+            page_word_off(&mut out);
+        }
         if !kept {
             out.push_str(&s[open..=end]);
         }
@@ -868,6 +872,34 @@ fn take_links(rest: &mut String, info: &mut Info) {
     out.push_str(s);
     // Empty parentheses left by `([p. 3](…))`.
     *rest = out.replace("()", "").replace("( )", "");
+}
+
+/// Removes a page word (`Seite`, `Page`, `p.`, `S.`, `pág.`, `стр.`) that ends `out`.
+fn page_word_off(out: &mut String) {
+    const WORDS: [&str; 14] = [
+        "page",
+        "pages",
+        "p.",
+        "pp.",
+        "seite",
+        "s.",
+        "página",
+        "pág.",
+        "pagina",
+        "pag.",
+        "страница",
+        "стр.",
+        "頁",
+        "页",
+    ];
+    let t = out.trim_end();
+    let start = t
+        .rfind(|c: char| c.is_whitespace() || c == '(' || c == '[')
+        .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
+    let word = &t[start..];
+    if WORDS.iter().any(|w| word.eq_ignore_ascii_case(w) || word.to_lowercase() == *w) {
+        out.truncate(start);
+    }
 }
 
 /// Where the parenthesis that opens `s` closes (nested ones inside skipped).
