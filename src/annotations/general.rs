@@ -75,7 +75,11 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
             *info = Info { blank: true, ..Info::default() };
         }
     }
-    let skip = skipped(lines, &infos);
+    let mut skip = skipped(lines, &infos);
+    let above = image_comments_above(&infos);
+    for &(_, j) in &above {
+        skip[j] = true;
+    }
     let anchors: Vec<usize> = (0..infos.len()).filter(|&i| !skip[i] && infos[i].anchored()).collect();
     let mut found = Vec::new();
     let mut heading_colour: Option<String> = None;
@@ -138,8 +142,13 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
             }
             if top < n && top > b + 1 && infos[top - 1].blank { top } else { n }
         });
-        let (first, draft) =
+        let (first, mut draft) =
             record(lines, &infos, &skip, a, b, claimed_until, limit, heading_colour.as_deref());
+        if let Some(&(_, j)) = above.iter().find(|(n, _)| *n == a)
+            && draft.comment.is_empty()
+        {
+            draft.comment.push(Cow::Owned(unwrap_emphasis(infos[j].rest.trim()).to_string()));
+        }
         claimed_until = draft_end(&infos, &skip, b, limit);
         // An annotation with nothing in it, under its own page heading (`## Page 9 ^id`, then
         // `[Zotero](…&annotation=KEY)`), is still one: ZotLit's first template prints it so.
@@ -177,6 +186,29 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
         }
     }
     found
+}
+
+/// BibNotes prints an image annotation's comment above the image, as a quoted bold paragraph of
+/// its own (`>  **comment**`, a blank line, then `![](…image.png)[ ](zotero://…)`): each image
+/// anchor with such a paragraph above it, and the paragraph's line.
+fn image_comments_above(infos: &[Info]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for n in 2..infos.len() {
+        let (image, j) = (&infos[n], n - 2);
+        let bold = |t: &str| t.len() > 4 && t.starts_with("**") && t.ends_with("**");
+        if image.image.is_some()
+            && image.link.is_some()
+            && !has_word(&image.rest)
+            && infos[n - 1].blank
+            && infos[j].depth >= 1
+            && !infos[j].anchored()
+            && bold(infos[j].rest.trim())
+            && (j == 0 || infos[j - 1].blank)
+        {
+            out.push((n, j));
+        }
+    }
+    out
 }
 
 /// Whether a line is plain text that can continue an annotation's text from above.
@@ -316,7 +348,10 @@ fn record(
                 let after = rest.strip_prefix(m)?.trim();
                 Some((m.to_string(), (!after.is_empty()).then(|| strip_label(after).to_string())))
             });
-            let (t, c) = marked.or_else(|| bibnotes_split(rest)).unwrap_or_else(|| split_inline(rest));
+            let (t, c) = marked
+                .or_else(|| bibnotes_split(rest))
+                .or_else(|| quoted_comment_after(rest))
+                .unwrap_or_else(|| split_inline(rest));
             text.push(t);
             // `“text”，as the user's sentence goes on`: not a comment.
             comment.extend(c.filter(|c| {
@@ -465,6 +500,19 @@ fn bibnotes_split(rest: &str) -> Option<(String, Option<String>)> {
     }
     let (comment, text) = body.split_once("** *“«")?;
     let comment = comment.trim();
+    Some((text.to_string(), (!comment.is_empty()).then(|| comment.to_string())))
+}
+
+/// `*“text”* >  **comment**`: a comment BibNotes prints as a quote on the highlight's line, after
+/// its link.
+fn quoted_comment_after(rest: &str) -> Option<(String, Option<String>)> {
+    let (text, comment) = rest.split_once(" >")?;
+    let text = text.trim();
+    let comment = comment.trim();
+    if !(text.ends_with("”*") || text.ends_with("”_")) || !comment.starts_with("**") {
+        return None;
+    }
+    let comment = comment.strip_prefix("**").and_then(|c| c.strip_suffix("**")).unwrap_or(comment).trim();
     Some((text.to_string(), (!comment.is_empty()).then(|| comment.to_string())))
 }
 
@@ -727,6 +775,13 @@ fn info(raw: &str) -> Info {
             && t[i + 2..].starts_with(|c: char| c.is_ascii_digit())
         {
             t.truncate(i);
+        }
+        // `*“text”* [(p. 3)](zotero://…)-`: a dash the template glued after the link.
+        if info.link.is_some()
+            && let Some(head) = t.strip_suffix(['-', '–'])
+            && !head.ends_with(|c: char| c.is_alphanumeric())
+        {
+            t.truncate(head.len());
         }
         t.truncate(t.trim_end().len());
         if t.len() == before {
