@@ -36,10 +36,9 @@ fn key_of(name: &str) -> Option<Key> {
     Some(match n.as_str() {
         "title" | "paper" | "paper title" | "paper_title" | "full title" | "titel" | "titre" | "título"
         | "titolo" | "제목" | "标题" | "題名" | "タイトル" | "название" => Key::Title,
-        "author" | "authors" | "by" | "written by" | "creators" | "autor" | "autoren" | "auteur"
-        | "auteurs" | "autores" | "autori" | "저자" | "作者" | "著者" | "авторы" | "автор" => {
-            Key::Authors
-        }
+        "author" | "authors" | "firstauthor" | "first author" | "by" | "written by" | "creators"
+        | "autor" | "autoren" | "auteur" | "auteurs" | "autores" | "autori" | "저자" | "作者" | "著者"
+        | "авторы" | "автор" => Key::Authors,
         // A publication date is the paper's year; a bare `date` is often the note's own (a fallback).
         "year" | "publication year" | "jahr" | "année" | "año" | "anno" | "연도" | "발표 연도" | "年份"
         | "年" | "год" | "publish date" | "published" | "publication date" | "pub date" | "publish-year"
@@ -335,6 +334,8 @@ mod tests {
         let m = meta("---\nauthors: [Ann Lee]\n---\n> **Author**:: Bo Chen\n> **Author**:: Cy Dee\n");
         assert_eq!(m.authors.as_deref(), Some("Ann Lee"));
         // On one line, cut by the template's line breaks.
+        let m = meta("> **FirstAuthor**:: Lee, Ann  \n> **Author**:: Chen, Bo  \n");
+        assert_eq!(m.authors.as_deref(), Some("Lee, Ann; Chen, Bo"));
         let m = meta(">**Author**:: Lee, A.</br> **Author**:: Chen, B.</br> **Author**:: Dee, C.\n");
         assert_eq!(m.authors.as_deref(), Some("Lee, A.; Chen, B.; Dee, C."));
         let m = meta("Authors:: Jonathan Ho、 Ajay Jain、 Pieter Abbeel\n");

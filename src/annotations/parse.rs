@@ -36,6 +36,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         with_general_rule(&lines, text, options, &mut scan);
         with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
         drop_repeated_titles(text, &mut scan.annotations);
+        drop_user_blocks(text, &mut scan.annotations);
     }
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
@@ -371,6 +372,31 @@ fn with_templates(
 /// A callout title the template prints for every annotation of a colour (`> [!quote|#f19837]+
 /// exact idea/term/example`) is the template's label, not the user's comment: a title-made
 /// comment shared by three annotations or more is dropped.
+/// Zotero Integration keeps a `{% persist "notes" %}` block between imports for the user's own
+/// writing (`%% begin notes %%` … `%% end notes %%`): what stands in one is never an annotation,
+/// unless it carries its own Zotero link. The `annotations` block is the export's.
+fn drop_user_blocks(text: &str, annotations: &mut Vec<(usize, Annotation)>) {
+    let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut from = 0;
+    while let Some(open) = find(&text[from..], "%% begin ").map(|o| from + o) {
+        let name_start = open + "%% begin ".len();
+        let Some(name_len) = find(&text[name_start..], " %%") else { break };
+        let name = &text[name_start..name_start + name_len];
+        from = name_start + name_len;
+        if name.contains('\n') || name.trim().eq_ignore_ascii_case("annotations") {
+            continue;
+        }
+        let end_marker = format!("%% end {name} %%");
+        if let Some(end) = find(&text[from..], &end_marker).map(|e| from + e) {
+            blocks.push(from..end);
+            from = end + end_marker.len();
+        }
+    }
+    if !blocks.is_empty() {
+        annotations.retain(|(at, a)| a.zotero_link.is_some() || !blocks.iter().any(|b| b.contains(at)));
+    }
+}
+
 fn drop_repeated_titles(text: &str, annotations: &mut [(usize, Annotation)]) {
     let title_of = |at: usize, comment: &str| {
         let line = text[at..].lines().next().unwrap_or("");

@@ -251,7 +251,9 @@ fn css_color(value: &str) -> Option<String> {
 /// Removes one pair of surrounding double quotes (straight or curly) from annotated text.
 pub fn strip_quotes(text: &str) -> &str {
     let t = text.trim();
-    for (open, close) in [('"', '"'), ('“', '”'), ('„', '“'), ('«', '»')] {
+    // Templates also mix a straight and a curly quote (`"{{annotatedText}}”`).
+    for (open, close) in [('"', '"'), ('“', '”'), ('„', '“'), ('«', '»'), ('"', '”'), ('“', '"')]
+    {
         if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
             return inner.trim();
         }
@@ -376,6 +378,7 @@ mod tests {
         assert_eq!(strip_quotes("_« 4. Experiment »_"), "4. Experiment");
         assert_eq!(strip_quotes("*“a passage”*"), "a passage");
         assert_eq!(strip_quotes("“a passage”"), "a passage");
+        assert_eq!(strip_quotes("\"a passage”"), "a passage");
         // Italics alone are the passage's own emphasis.
         assert_eq!(strip_quotes("_a passage_"), "_a passage_");
     }
