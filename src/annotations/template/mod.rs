@@ -175,6 +175,10 @@ impl Template {
                 || t.starts_with("> [!") || t.starts_with(">[!")
                 || header_lines.contains(&t)
         };
+        // Block ids the user added at line ends (` ^e9d974`) are not the template's: read as
+        // spaces, unless the template prints carets itself (`^{{annotation.id}}`).
+        let masked = if self.source.contains('^') { Cow::Borrowed(text) } else { mask_block_ids(text) };
+        let text = masked.as_ref();
         let marks = self.header_marks(text, from);
         let from = self.region_start(text, from);
         let hits = self.matcher.find(text, from, text.len(), &stop);
@@ -334,6 +338,28 @@ fn label_per_colour(body: &Pat) -> Vec<(String, String)> {
     };
     let mean = |l: &[(String, String)]| l.iter().map(|(_, n)| n.chars().count()).sum::<usize>() / l.len();
     choices.into_iter().filter_map(labels).max_by_key(|l| mean(l)).unwrap_or_default()
+}
+
+/// `text` with each Obsidian block id at a line's end (` ^id`) turned into spaces: the same
+/// length, so every offset stays.
+fn mask_block_ids(text: &str) -> Cow<'_, str> {
+    if !text.contains(" ^") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.as_bytes().to_vec();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end();
+        if let Some(caret) = body.rfind(" ^")
+            && body.len() > caret + 2
+            && body[caret + 2..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
+            out[start + caret + 1..start + body.len()].fill(b' ');
+        }
+        start += line.len();
+    }
+    // Only ASCII bytes were replaced by ASCII spaces.
+    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
 }
 
 /// A Markdown heading line's text without its `#`s and bold marks; empty when the line is not
