@@ -443,7 +443,7 @@ fn record(
             break;
         }
         // `tags: #method, ideas`: the annotation's Zotero tags, printed after its comment.
-        if strip_prefix_ci(rest, "tags:").is_some() {
+        if strip_prefix_ci(rest, "tags:").is_some() || super::text::is_import_stamp(rest) {
             i += 1;
             continue;
         }

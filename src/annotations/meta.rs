@@ -265,7 +265,12 @@ fn clean(value: &str) -> String {
     while let Some(head) = LINE_BREAKS.iter().find_map(|b| t.strip_suffix(b)) {
         t = head.trim_end();
     }
-    let t = t.trim_matches(['*', '_']).trim();
+    // Separators a template printed after the value (`OpenAI,, `, `2023 ;`).
+    let t = t.trim_matches(['*', '_']).trim().trim_end_matches([',', ';', ' ']);
+    // A placeholder the template left unfilled (`{{citekey}}`) is no value.
+    if t.contains("{{") && t.contains("}}") {
+        return String::new();
+    }
     // A value set in code (`**Citekey:** `key``).
     let t = t.strip_prefix('`').and_then(|c| c.strip_suffix('`')).filter(|c| !c.contains('`')).unwrap_or(t);
     t.trim().to_string()
@@ -356,6 +361,9 @@ mod tests {
     fn a_field_on_a_heading_line_is_a_field() {
         let m = meta("#### Paper:: Tendon Stiffness\n\n# text\n");
         assert_eq!(m.title.as_deref(), Some("Tendon Stiffness"));
+        let m = meta("- **CiteKey**: {{citekey}}\n - **Title**: A Report, \n - **Author**: OpenAI,, \n");
+        assert_eq!(m.citekey, None);
+        assert_eq!((m.title.as_deref(), m.authors.as_deref()), (Some("A Report"), Some("OpenAI")));
         let m = meta("**Citekey:** `lee2020`\n**Published:** 2020\n");
         assert_eq!((m.citekey.as_deref(), m.year.as_deref()), (Some("lee2020"), Some("2020")));
     }

@@ -272,6 +272,22 @@ pub fn strip_quotes(text: &str) -> &str {
     t
 }
 
+/// Whether `line` is the header Zotero writes over the annotations it adds to a note, in the
+/// interface's language: a word and the date in parentheses (`Annotations(5/8/2022, 11:47:12 AM)`,
+/// `注释(2023/9/30 下午3:54:57)`, `Anmerkungen (12.1.2023, 10:02:11)`).
+pub fn is_import_stamp(line: &str) -> bool {
+    let t = line.trim();
+    let Some(open) = t.find('(') else { return false };
+    let (word, rest) = (t[..open].trim(), &t[open + 1..]);
+    let Some(inner) = rest.strip_suffix(')') else { return false };
+    let date: String = inner.chars().take_while(|c| c.is_ascii_digit() || "/.-".contains(*c)).collect();
+    !word.is_empty()
+        && word.chars().count() <= 20
+        && !word.contains(char::is_whitespace)
+        && date.matches(['/', '.', '-']).count() == 2
+        && date.chars().filter(char::is_ascii_digit).count() >= 4
+}
+
 /// Whether `line` holds only tags (`#📚 #to-read`, Zotero Integration's `#a, #b`); blank is.
 pub fn is_tag_line(line: &str) -> bool {
     line.split_whitespace().all(|w| {
@@ -379,6 +395,16 @@ mod tests {
         assert_eq!(strip_quotes("*“a passage”*"), "a passage");
         assert_eq!(strip_quotes("“a passage”"), "a passage");
         assert_eq!(strip_quotes("\"a passage”"), "a passage");
+    }
+
+    #[test]
+    fn zoteros_import_stamp_in_any_language() {
+        assert!(is_import_stamp("Annotations(5/8/2022, 11:47:12 AM)"));
+        assert!(is_import_stamp("注释(2023/9/30 下午3:54:57)"));
+        assert!(is_import_stamp("Anmerkungen (12.1.2023, 10:02:11)"));
+        assert!(!is_import_stamp("Results (see 2/3/4 below)"));
+        assert!(!is_import_stamp("Annotations"));
+        assert!(!is_import_stamp("A comment (p. 5)"));
         // Italics alone are the passage's own emphasis.
         assert_eq!(strip_quotes("_a passage_"), "_a passage_");
     }
