@@ -40,6 +40,24 @@ fn every_annotation_block_becomes_a_record() {
 }
 
 #[test]
+fn an_indented_item_under_a_list_annotation_is_its_comment() {
+    // Outside any quote, the item's indentation is what makes it the annotation's own; an item
+    // of Zotero tags is not part of the comment, and the next item of the list ends it.
+    let text = "- <mark class=\"hltr-blue\">\"Second one.\"</mark> [Page 7](zotero://open-pdf/library/items/D8BW?page=7&annotation=BBBB2222)\n\t - #further_reading, #metrics\n\t - Just a comment\n  <br>\n- \"Third.\" [Page 8](zotero://open-pdf/library/items/D8BW?page=8&annotation=CCCC2222)\n\t- Another one\n- \"Fourth.\" [Page 9](zotero://open-pdf/library/items/D8BW?page=9&annotation=DDDD2222)\n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    let read: Vec<(Option<&str>, Option<&str>)> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Second one."), Some("Just a comment")),
+            (Some("Third."), Some("Another one")),
+            (Some("Fourth."), None)
+        ]
+    );
+}
+
+#[test]
 fn annotation_notes_are_recognised() {
     let options = ParseOptions::default();
     assert!(is_annotation_note("---\ncategory: annotations\n---\nno marks", &options));

@@ -346,6 +346,8 @@ fn record(
             // `<mark …>text</mark> [(p. 1)](…)  comment`: the mark holds the text.
             let marked = infos[a].lead_mark.as_deref().and_then(|m| {
                 let after = rest.strip_prefix(m)?.trim();
+                // `<mark>text</mark> [Page 3](…)\t - comment`: a list marker before the comment.
+                let after = after.strip_prefix("- ").unwrap_or(after).trim();
                 Some((m.to_string(), (!after.is_empty()).then(|| strip_label(after).to_string())))
             });
             let (t, c) = marked
@@ -415,7 +417,7 @@ fn record(
     let own_paragraph = inline && infos[a].go_to;
     // A list item's comment ends at the next item of its list (the user's own item there).
     let indent = |j: usize| {
-        let line = super::lines::unquote(lines.get(j), depth);
+        let line = quote_off(lines.get(j), depth);
         is_list_item(line).then(|| line.len() - line.trim_start().len())
     };
     let item_indent = indent(a);
@@ -448,6 +450,11 @@ fn record(
             continue;
         }
         let line = if is_nested_item(lines.get(i), depth) { list_marker_off(rest) } else { rest };
+        // `- #method, #figure`: the annotation's Zotero tags as an item of their own.
+        if line.contains('#') && super::text::is_tag_line(line) {
+            i += 1;
+            continue;
+        }
         let line = strip_label(line);
         comment.push(unwrap_emphasis(line.trim()).to_string());
         i += 1;
@@ -646,9 +653,15 @@ fn strip_label(rest: &str) -> &str {
     label_len(rest).map_or(rest, |n| rest[n..].trim_start())
 }
 
+/// `line` without its `depth` quote markers, its indentation kept (outside a quote too, where
+/// [`super::lines::unquote`] trims it).
+fn quote_off(line: &str, depth: usize) -> &str {
+    if depth == 0 { line } else { super::lines::unquote(line, depth) }
+}
+
 /// `> - comment` under a quoted annotation, or `\t- comment` under a list item.
 fn is_nested_item(line: &str, depth: usize) -> bool {
-    let inner = super::lines::unquote(line, depth);
+    let inner = quote_off(line, depth);
     let indented = inner.starts_with(['\t', ' ']);
     let t = inner.trim_start();
     (t.starts_with("- ") || t.starts_with("* ")) && (depth > 0 || indented)
@@ -808,10 +821,21 @@ fn take_lead_label(rest: &mut String, info: &mut Info) {
         },
         None => after.split_once("::").map_or(("", after), |(name, _)| (name, &after[name.len()..])),
     };
-    let name = name.trim().trim_end_matches([':', '：']);
-    let field = ["::", ":", "："].iter().find_map(|sep| tail.strip_prefix(sep));
+    let name = name.trim();
+    // `**Highlight:** text`: the colon inside the bold ends the label.
+    let colon_inside = name.ends_with([':', '：']);
+    let name = name.trim_end_matches([':', '：']).trim();
+    let field =
+        ["::", ":", "："].iter().find_map(|sep| tail.strip_prefix(sep)).or(colon_inside.then_some(tail));
     let sign_colour = (!signs.is_empty() && zotero_hex_of_name(signs).is_some()).then_some(signs);
-    let lower = name.to_lowercase();
+    let mut lower = name.to_lowercase();
+    // `**Standalone Note:**`, `**Sticky note:**`: a word before the type.
+    if let Some((first, last)) = lower.split_once(' ')
+        && !first.contains(' ')
+        && TYPE_WORDS.contains(&last)
+    {
+        lower = last.to_string();
+    }
     let named = !name.is_empty() && (is_colour_word(&lower) || TYPE_WORDS.contains(&lower.as_str()));
     let cut = match field {
         Some(body) if named => t.len() - body.len(),
