@@ -58,6 +58,34 @@ fn an_indented_item_under_a_list_annotation_is_its_comment() {
 }
 
 #[test]
+fn a_titled_callout_with_persist_markers_reads_without_its_template() {
+    // The category title is the template's, the text is below it, the empty persist block glued
+    // to each annotation's last line is no text, and `image-undefined-…` is an annotation image.
+    let path = root()
+        .join("tests/cases/families/category_callout_persist/References/okaforCoastalSensorDrift2022.md");
+    let doc = parse(&std::fs::read_to_string(path).unwrap(), "x", &ParseOptions::default());
+    let first = &doc.annotations[0];
+    assert_eq!(first.page.as_deref(), Some("211"));
+    assert!(first.text.as_deref().is_some_and(|t| t.starts_with("Uncorrected conductivity")), "{first:?}");
+    assert_eq!(
+        first.comment.as_deref(),
+        Some("The headline number; check whether it holds in brackish water.")
+    );
+    let image =
+        doc.annotations.iter().find(|a| a.image_path.as_deref().is_some_and(|p| p.contains("image-5-")));
+    assert_eq!(
+        image.and_then(|a| a.comment.as_deref()),
+        Some("Figure 4: drift per station, with the correction applied.")
+    );
+    assert!(doc.annotations.iter().any(|a| a.image_path.as_deref().is_some_and(|p| p.contains("undefined"))));
+    for a in &doc.annotations {
+        for field in [&a.text, &a.comment].into_iter().flatten() {
+            assert!(!field.contains("%%") && !field.contains("Main claim"), "{field}");
+        }
+    }
+}
+
+#[test]
 fn annotation_notes_are_recognised() {
     let options = ParseOptions::default();
     assert!(is_annotation_note("---\ncategory: annotations\n---\nno marks", &options));

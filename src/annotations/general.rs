@@ -291,7 +291,19 @@ fn record(
     }
     let end = draft_end(infos, skip, b, limit);
     let depth = infos[a].depth;
-    let inline = (a..=b).any(|i| has_word(&infos[i].rest));
+    // `> [!note] Key Passage (Page 3)` over the callout's text: a title of a few words is the
+    // template's label, and the text is below it.
+    let titled = infos[a].callout
+        && a == b
+        && words(&infos[a].rest) <= 3
+        && infos.get(a + 1).is_some_and(|n| {
+            n.depth >= infos[a].depth
+                && !n.callout
+                && !n.anchored()
+                && has_word(&n.rest)
+                && !is_labelled(&n.rest)
+        });
+    let inline = !titled && (a..=b).any(|i| has_word(&infos[i].rest));
     let mut first = a;
     let mut text: Vec<String> = Vec::new();
     let mut comment: Vec<String> = Vec::new();
@@ -387,7 +399,11 @@ fn record(
                     break;
                 }
                 let nested_callout = infos[i].callout && infos[i].depth > depth;
-                if rest == "---" || is_labelled(rest) || is_nested_item(lines.get(i), depth) || nested_callout
+                if rest == "---"
+                    || is_labelled(rest)
+                    || is_labelled(list_marker_off(rest))
+                    || is_nested_item(lines.get(i), depth)
+                    || nested_callout
                 {
                     break;
                 }
@@ -449,7 +465,9 @@ fn record(
             i += 1;
             continue;
         }
-        let line = if is_nested_item(lines.get(i), depth) { list_marker_off(rest) } else { rest };
+        // `- **My Note:** …`: a labelled item under the annotation is its comment too.
+        let item = is_nested_item(lines.get(i), depth) || is_labelled(list_marker_off(rest));
+        let line = if item { list_marker_off(rest) } else { rest };
         // `- #method, #figure`: the annotation's Zotero tags as an item of their own.
         if line.contains('#') && super::text::is_tag_line(line) {
             i += 1;
@@ -714,7 +732,7 @@ fn info(raw: &str) -> Info {
     // Most lines are plain text: no link, tag, embed or printed page to take out.
     let bytes = inner.as_bytes();
     if memchr::memchr3(b'[', b'<', b'!', bytes).is_none()
-        && memchr::memchr2(b'^', b'*', bytes).is_none()
+        && memchr::memchr3(b'^', b'*', b'%', bytes).is_none()
         && memchr::memmem::find(bytes, b"(p").is_none()
         && !bytes.trim_ascii_end().ends_with(b")")
     {
@@ -788,6 +806,13 @@ fn info(raw: &str) -> Info {
             && t[i + 2..].starts_with(|c: char| c.is_ascii_digit())
         {
             t.truncate(i);
+        }
+        // `text%% begin KEY %%%% end KEY %%`: an empty block persisted per annotation.
+        if t.ends_with(" %%")
+            && let Some(at) = t.rfind("%% begin ")
+            && t[at..].contains("%% end ")
+        {
+            t.truncate(at);
         }
         // `*“text”* [(p. 3)](zotero://…)-`: a dash the template glued after the link.
         if info.link.is_some()
@@ -1097,7 +1122,17 @@ fn take_images(rest: &mut String, info: &mut Info, other: &mut Option<String>) {
 fn zotero_image(path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    // `image-undefined-x305-y310.png`: Zotero Integration's name when the page is not known.
+    let undefined_page = {
+        let mut parts = stem.rsplit('-');
+        let xy = |p: Option<&str>, c: char| {
+            p.and_then(|p| p.strip_prefix(c))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        xy(parts.next(), 'y') && xy(parts.next(), 'x') && parts.next() == Some("undefined")
+    };
     super::text::image_page(name).is_some()
+        || undefined_page
         || stem.len() == 8 && stem.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
 }
 
