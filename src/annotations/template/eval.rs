@@ -286,8 +286,8 @@ impl Eval<'_> {
 
     /// The variables the branches of an `if` set (`{% if c == "Red" %}{% set kind = "danger" %}
     /// {% elif … %}`): each becomes what it prints under each branch's facts, so a later
-    /// `[!{{kind}}]` reads the colour back. A value that does not print (a list, a macro) is
-    /// unknown after the `if`.
+    /// `[!{{kind}}]` reads the colour back. A value that does not print (a list, a macro) is the
+    /// one the last branch set.
     fn merge_sets(
         &mut self,
         alts: &[(Vec<Fact>, Pat)],
@@ -323,7 +323,9 @@ impl Eval<'_> {
                     alts.iter().map(|(f, _)| f.clone()).chain((!exhaustive).then(|| otherwise.to_vec()));
                 Val::Pat(Pat::Alt(facts.zip(values.into_iter().map(render)).collect()))
             } else {
-                Val::Any
+                // As before branches were told apart: what the last branch that sets it set (an
+                // `{% if %}` choosing between two filters of the annotations keeps a list).
+                sets.iter().rev().flatten().find(|(n, _)| *n == name).map_or(Val::Any, |(_, v)| v.clone())
             };
             self.set(&name, merged);
         }

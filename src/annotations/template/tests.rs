@@ -119,3 +119,13 @@ fn a_label_chosen_by_colour_in_the_loop_names_that_colour() {
     let names: Vec<String> = t.legend().into_iter().map(|e| e.name).collect();
     assert_eq!(names, ["Critique", "Support"]);
 }
+
+#[test]
+fn a_list_of_annotations_chosen_in_an_if_keeps_what_its_filter_says() {
+    let template = "{% if title %}{% set reds = annotations | filterby(\"colorCategory\", \"startswith\", \"Red\") %}\
+        {% else %}{% set reds = annotations | filterby(\"color\", \"startswith\", \"#ff6666\") %}{% endif %}\
+        ## Critique\n{% for a in reds %}- {{a.annotatedText}}\n{% endfor %}";
+    let t = Template::compile("t.md", template, &no_includes).unwrap_or_else(|e| panic!("{e}"));
+    let legend: Vec<(String, String)> = t.legend().into_iter().map(|e| (e.hex, e.name)).collect();
+    assert_eq!(legend, [("#ff6666".to_string(), "Critique".to_string())]);
+}
