@@ -1000,8 +1000,8 @@ fn page_word_off(out: &mut String) {
     let start = t
         .rfind(|c: char| c.is_whitespace() || c == '(' || c == '[')
         .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
-    let word = &t[start..];
-    if WORDS.iter().any(|w| word.eq_ignore_ascii_case(w) || word.to_lowercase() == *w) {
+    let word = t[start..].to_lowercase();
+    if WORDS.contains(&word.as_str()) {
         out.truncate(start);
     }
 }
