@@ -95,6 +95,10 @@ fn annotation_notes_are_recognised() {
         &options
     ));
     assert!(!is_annotation_note("---\ncategory: Meeting\n---\n# Notes\n> [!Cite]\n> [@x]\n", &options));
+    // Read by the general rule only (BibNotes' list of quoted highlights).
+    let bibnotes = "## Extracted Annotations\n\n- *“a passage”* [(Author, 2023, p. 2)](zotero://open-pdf/library/items/T3Z5?page=2&annotation=J2JS)\n";
+    assert!(is_annotation_note(bibnotes, &options));
+    assert!(!is_annotation_note("[PDF](zotero://open-pdf/library/items/T3Z5)\n\nMy own notes.\n", &options));
 }
 
 fn mutated(seed: &str) -> impl Strategy<Value = String> {

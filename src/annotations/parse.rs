@@ -82,7 +82,12 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     let lines = Lines::new(text, frontmatter::body_start(text));
     let mut scan = Scan { stop_at_first: true, ..Scan::default() };
     scan.run(&lines, options);
-    !scan.annotations.is_empty()
+    if !scan.annotations.is_empty() {
+        return true;
+    }
+    // Notes only the general rule reads: each annotation bounded by its Zotero link.
+    memchr::memmem::find(text.as_bytes(), b"zotero://open-pdf").is_some()
+        && super::general::read(&lines).iter().any(|f| !f.draft.is_empty())
 }
 
 #[derive(Default)]
