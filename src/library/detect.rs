@@ -355,6 +355,17 @@ fn has_export_marker(text: &str, fm: &Frontmatter) -> bool {
 /// (`{{citekey}}`, `{{title}}`, `{{formattedAnnotations}}`, …), or ZotLit's Eta tags on its
 /// `it` (`<%= it.text %>`): a template, not an export.
 fn looks_like_template(bytes: &[u8]) -> bool {
+    // A real annotation key (`annotation=J2JSFQXZ`) is an export's, whatever placeholder the
+    // template left unfilled in it (`{{citekey}}`); a template prints `{{annotation.id}}`.
+    let real_key = memchr::memmem::find_iter(bytes, b"annotation=").any(|at| {
+        let key = &bytes[at + "annotation=".len()..];
+        key.len() >= 8
+            && key[..8].iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+            && key.get(8).is_none_or(|b| !b.is_ascii_alphanumeric())
+    });
+    if real_key {
+        return false;
+    }
     let has = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
     if has(b"{%") && has(b"%}") && (has(b"annot") || has(b"citekey")) {
         return true;
@@ -450,6 +461,10 @@ mod tests {
         let templater = "---\ncreated: <% tp.file.creation_date() %>\n---\n> <mark style=\"background-color: #ffd400\">Highlight</mark>\n> the end of its domain\n> [page 4](zotero://open-pdf/library/items/A?page=4&annotation=B)\n";
         assert!(!looks_like_template(templater.as_bytes()));
         assert!(looks_like_template(b"<% for (const a of it) { %>x<% } %>"));
+        // An export whose template left a placeholder unfilled is still the export.
+        let unfilled = "- **CiteKey**: {{citekey}}\n- *“text”* [(p. 2)](zotero://open-pdf/library/items/T3Z5A7Y1?page=2&annotation=J2JSFQXZ)\n";
+        assert!(!looks_like_template(unfilled.as_bytes()));
+        assert!(looks_like_template(b"{{citekey}} [p](zotero://open-pdf/x?annotation={{annotation.id}})"));
         assert!(!facts("Templates/zt-annot.eta.md", eta, &[]).may_hold_annotations());
         let plain = facts("a.md", "# Notes\nNothing here.", &[]);
         assert!(!plain.may_hold_annotations() && !plain.evidence().any());
