@@ -99,6 +99,12 @@ fn annotation_notes_are_recognised() {
     let bibnotes = "## Extracted Annotations\n\n- *“a passage”* [(Author, 2023, p. 2)](zotero://open-pdf/library/items/T3Z5?page=2&annotation=J2JS)\n";
     assert!(is_annotation_note(bibnotes, &options));
     assert!(!is_annotation_note("[PDF](zotero://open-pdf/library/items/T3Z5)\n\nMy own notes.\n", &options));
+    // A summary Scholia wrote quotes annotations with their links: it is not one.
+    let summary = format!(
+        "---\ntype: summary\n---\n# Summary\n\n{}",
+        bibnotes.trim_start_matches("## Extracted Annotations\n\n")
+    );
+    assert!(!is_annotation_note(&summary, &options));
 }
 
 fn mutated(seed: &str) -> impl Strategy<Value = String> {

@@ -35,5 +35,5 @@ mod parse;
 mod styles;
 mod text;
 mod zotero_html;
-pub use parse::{is_annotation_note, parse};
+pub use parse::{is_annotation_note, is_scholia_output, parse};
 pub(crate) use text::{LINE_BREAKS, citekey_prefix};

@@ -65,6 +65,9 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
 /// parser recognises annotations in it.
 pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     let fm = Frontmatter::parse(text);
+    if is_scholia_output(&fm) {
+        return false;
+    }
     let category = fm.get_ci("category").map(|v| match v {
         Value::Array(items) => items.iter().filter_map(scalar_string).collect::<Vec<_>>(),
         other => scalar_string(other).into_iter().collect(),
@@ -88,6 +91,12 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     // Notes only the general rule reads: each annotation bounded by its Zotero link.
     memchr::memmem::find(text.as_bytes(), b"zotero://open-pdf").is_some()
         && super::general::read(&lines).iter().any(|f| !f.draft.is_empty())
+}
+
+/// Whether the note is a summary or synthesis Scholia wrote (`type: summary` / `type: synthesis`):
+/// it quotes annotations with their links, but it is not an annotation note.
+pub fn is_scholia_output(fm: &Frontmatter) -> bool {
+    fm.get_str("type").is_some_and(|t| t == "summary" || t == "synthesis")
 }
 
 #[derive(Default)]

@@ -229,7 +229,9 @@ pub fn examine(
     let mut evidence = facts.evidence();
     let doc =
         (evidence.any() || facts.may_hold_annotations()).then(|| annotations::parse(text, absolute, options));
-    evidence.annotations = doc.as_ref().is_some_and(|d| !d.annotations.is_empty()) && !facts.template;
+    evidence.annotations = doc.as_ref().is_some_and(|d| !d.annotations.is_empty())
+        && !facts.template
+        && !annotations::is_scholia_output(facts.frontmatter());
     Examined {
         citekey,
         citekey_from,
