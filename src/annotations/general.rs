@@ -537,7 +537,7 @@ fn quoted_comment_after(rest: &str) -> Option<(String, Option<String>)> {
     if !(text.ends_with("”*") || text.ends_with("”_")) || !comment.starts_with("**") {
         return None;
     }
-    let comment = comment.strip_prefix("**").and_then(|c| c.strip_suffix("**")).unwrap_or(comment).trim();
+    let comment = super::text::strip_bold(comment);
     Some((text.to_string(), (!comment.is_empty()).then(|| comment.to_string())))
 }
 
@@ -1123,14 +1123,9 @@ fn zotero_image(path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
     // `image-undefined-x305-y310.png`: Zotero Integration's name when the page is not known.
-    let undefined_page = {
-        let mut parts = stem.rsplit('-');
-        let xy = |p: Option<&str>, c: char| {
-            p.and_then(|p| p.strip_prefix(c))
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        };
-        xy(parts.next(), 'y') && xy(parts.next(), 'x') && parts.next() == Some("undefined")
-    };
+    let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    let undefined_page = super::text::image_name_parts(name)
+        .is_some_and(|(page, x, y)| page == "undefined" && number(x) && number(y));
     super::text::image_page(name).is_some()
         || undefined_page
         || stem.len() == 8 && stem.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())

@@ -170,15 +170,20 @@ pub fn annotation_key(link: &str) -> Option<&str> {
 /// The page in the file name Zotero Integration gives an image annotation:
 /// `…/image-5-x98-y533.png` (`{base}-{page}-x{x}-y{y}.{ext}`) → `5`.
 pub fn image_page(path: &str) -> Option<String> {
+    let (page, x, y) = image_name_parts(path)?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    (digits(x) && digits(y) && digits(page)).then(|| page.to_string())
+}
+
+/// The page, x and y of an image annotation's file name as Zotero Integration writes it
+/// (`{base}-{page}-x{x}-y{y}.{ext}`), none of them checked.
+pub fn image_name_parts(path: &str) -> Option<(&str, &str, &str)> {
     let name = path.rsplit(['/', '\\']).next()?;
     let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
     let mut parts = stem.rsplit('-');
-    let y = parts.next()?;
-    let x = parts.next()?;
-    let page = parts.next()?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-    (y.strip_prefix('y').is_some_and(digits) && x.strip_prefix('x').is_some_and(digits) && digits(page))
-        .then(|| page.to_string())
+    let y = parts.next()?.strip_prefix('y')?;
+    let x = parts.next()?.strip_prefix('x')?;
+    Some((parts.next()?, x, y))
 }
 
 /// An opening `<mark …>` tag read from the start of `s`.
@@ -295,6 +300,14 @@ pub fn is_tag_line(line: &str) -> bool {
     })
 }
 
+/// Where the Obsidian block id that ends `line` starts (` ^id`, an id of ASCII letters, digits
+/// and `-`): the byte offset of its space.
+pub fn block_id_at(line: &str) -> Option<usize> {
+    let i = line.rfind(" ^")?;
+    let id = &line[i + 2..];
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')).then_some(i)
+}
+
 /// `s` without what Obsidian or the template put after the annotation's own words: a trailing
 /// block id (` ^id`), and final lines that are only an Obsidian comment (`%% … %%`), only tags
 /// (`#📚`, `#to-read`) or only a block id. Zotero never writes these into a text or comment.
@@ -306,10 +319,7 @@ pub fn strip_trailing_debris(s: &str) -> &str {
         let l = last.trim();
         if l.starts_with("%%") || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) {
             t = head.trim_end();
-        } else if let Some(i) = t.rfind(" ^")
-            && t.len() > i + 2
-            && t[i + 2..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        {
+        } else if let Some(i) = block_id_at(t) {
             t = t[..i].trim_end();
         }
         if t.len() == before {
@@ -395,6 +405,8 @@ mod tests {
         assert_eq!(strip_quotes("*“a passage”*"), "a passage");
         assert_eq!(strip_quotes("“a passage”"), "a passage");
         assert_eq!(strip_quotes("\"a passage”"), "a passage");
+        // Italics alone are the passage's own emphasis.
+        assert_eq!(strip_quotes("_a passage_"), "_a passage_");
     }
 
     #[test]
@@ -405,8 +417,6 @@ mod tests {
         assert!(!is_import_stamp("Results (see 2/3/4 below)"));
         assert!(!is_import_stamp("Annotations"));
         assert!(!is_import_stamp("A comment (p. 5)"));
-        // Italics alone are the passage's own emphasis.
-        assert_eq!(strip_quotes("_a passage_"), "_a passage_");
     }
 
     #[test]

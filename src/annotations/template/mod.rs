@@ -20,7 +20,7 @@ use pattern::{Fact, Field, Pat};
 
 use super::colors::{self, ColorEntry};
 use super::draft::Draft;
-use super::text::zotero_link;
+use super::text::{block_id_at, zotero_link};
 
 /// A compiled template.
 #[derive(Clone)]
@@ -350,11 +350,8 @@ fn mask_block_ids(text: &str) -> Cow<'_, str> {
     let mut start = 0;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end();
-        if let Some(caret) = body.rfind(" ^")
-            && body.len() > caret + 2
-            && body[caret + 2..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        {
-            out[start + caret + 1..start + body.len()].fill(b' ');
+        if let Some(space) = block_id_at(body) {
+            out[start + space + 1..start + body.len()].fill(b' ');
         }
         start += line.len();
     }
