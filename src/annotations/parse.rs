@@ -89,7 +89,7 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
         return true;
     }
     // Notes only the general rule reads: each annotation bounded by its Zotero link.
-    memchr::memmem::find(text.as_bytes(), b"zotero://open-pdf").is_some()
+    find(text, "zotero://open-pdf").is_some()
         && super::general::read(&lines).iter().any(|f| !f.draft.is_empty())
 }
 
@@ -383,9 +383,6 @@ fn with_templates(
     scan.annotations.sort_by_key(|(at, _)| *at);
 }
 
-/// A callout title the template prints for every annotation of a colour (`> [!quote|#f19837]+
-/// exact idea/term/example`) is the template's label, not the user's comment: a title-made
-/// comment shared by three annotations or more is dropped.
 /// Zotero Integration keeps a `{% persist "notes" %}` block between imports for the user's own
 /// writing (`%% begin notes %%` … `%% end notes %%`): what stands in one is never an annotation,
 /// unless it carries its own Zotero link. The `annotations` block is the export's.
@@ -411,6 +408,9 @@ fn drop_user_blocks(text: &str, annotations: &mut Vec<(usize, Annotation)>) {
     }
 }
 
+/// A callout title the template prints for every annotation of a colour (`> [!quote|#f19837]+
+/// exact idea/term/example`) is the template's label, not the user's comment: a title-made
+/// comment shared by three annotations or more is dropped.
 fn drop_repeated_titles(text: &str, annotations: &mut [(usize, Annotation)]) {
     let title_of = |at: usize, comment: &str| {
         let line = text[at..].lines().next().unwrap_or("");

@@ -273,13 +273,12 @@ impl Eval<'_> {
         if !exhaustive {
             alts.push((otherwise, Pat::empty()));
         }
-        if alts.len() == 1 && alts[0].0.is_empty() || alts.iter().all(|(_, p)| p.is_empty()) {
-            // Branches that print nothing say nothing about the annotation.
-            return if alts.len() == 1 {
-                alts.pop().map(|(_, p)| p).unwrap_or_else(Pat::empty)
-            } else {
-                Pat::empty()
-            };
+        // Branches that print nothing say nothing about the annotation.
+        if alts.iter().all(|(_, p)| p.is_empty()) {
+            return Pat::empty();
+        }
+        if alts.len() == 1 && alts[0].0.is_empty() {
+            return alts.pop().map(|(_, p)| p).unwrap_or_else(Pat::empty);
         }
         Pat::Alt(alts)
     }
