@@ -1126,9 +1126,7 @@ fn zotero_image(path: &str) -> bool {
     let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
     let undefined_page = super::text::image_name_parts(name)
         .is_some_and(|(page, x, y)| page == "undefined" && number(x) && number(y));
-    super::text::image_page(name).is_some()
-        || undefined_page
-        || stem.len() == 8 && stem.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    super::text::image_page(name).is_some() || undefined_page || super::text::is_zotero_key(stem.as_bytes())
 }
 
 /// Printed pages that are not links: `[p. 5]`, `(p. 5)`, `*Page: ii*`, `**Page 5**`, `Page 5` in a

@@ -36,4 +36,4 @@ mod styles;
 mod text;
 mod zotero_html;
 pub use parse::{is_annotation_note, is_scholia_output, parse};
-pub(crate) use text::{LINE_BREAKS, citekey_prefix};
+pub(crate) use text::{LINE_BREAKS, citekey_prefix, is_zotero_key};

@@ -158,6 +158,12 @@ pub fn link_page(link: &str) -> Option<String> {
     query.split('&').find_map(|kv| kv.strip_prefix("page=")).filter(|p| !p.is_empty()).map(str::to_string)
 }
 
+/// Whether `s` is a Zotero key: eight capital letters and digits (`J2JSFQXZ`), as items and
+/// annotations are named.
+pub fn is_zotero_key(s: &[u8]) -> bool {
+    s.len() == 8 && s.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
 /// The `annotation=` key of a Zotero link, when it has one (not `undefined`).
 pub fn annotation_key(link: &str) -> Option<&str> {
     let query = link.split_once('?')?.1;

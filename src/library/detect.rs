@@ -361,8 +361,7 @@ fn looks_like_template(bytes: &[u8]) -> bool {
     // template left unfilled in it (`{{citekey}}`); a template prints `{{annotation.id}}`.
     let real_key = memchr::memmem::find_iter(bytes, b"annotation=").any(|at| {
         let key = &bytes[at + "annotation=".len()..];
-        key.len() >= 8
-            && key[..8].iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        key.get(..8).is_some_and(annotations::is_zotero_key)
             && key.get(8).is_none_or(|b| !b.is_ascii_alphanumeric())
     });
     if real_key {
