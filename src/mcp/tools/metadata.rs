@@ -214,7 +214,7 @@ impl Scholia {
                 "other_files": other_files,
                 "unreadable_folders": self.vault.unreadable(),
             },
-            "index": self.index_state(),
+            "index": Self::index_state(status),
             "read_only": settings.read_only,
             "confirm": settings.confirm.name(),
             "approved_for_session": self.approved.load(std::sync::atomic::Ordering::Relaxed),
@@ -368,8 +368,7 @@ impl Scholia {
         Ok(ok(value))
     }
 
-    fn index_state(&self) -> Value {
-        let status = self.index.status();
+    fn index_state(status: crate::index::service::Status) -> Value {
         let mut value = json!({
             "state": status.state,
             "complete": status.complete,
