@@ -324,6 +324,7 @@ fn record(
             up -= 1;
         }
         first = up;
+        take_label_line(&mut d, &infos[up..a]);
         if let Some(m) = (up..a).find(|&j| infos[j].marked) {
             // `<span class="highlight" style="…">text</span>` heads the block: the lines after
             // it, the anchor's included, are the comment.
@@ -383,10 +384,12 @@ fn record(
                 up -= 1;
             }
             first = up;
+            take_label_line(&mut d, &infos[up..a]);
             match (up..a).find(|&j| infos[j].marked) {
                 Some(m) => {
+                    // The anchor's line ends the comment with what is left on it (`🔤🔤 ([p2](…))`).
                     text.extend((up..=m).map(|i| infos[i].rest.clone()));
-                    comment.extend((m + 1..a).map(|i| infos[i].rest.clone()));
+                    comment.extend((m + 1..=a).map(|i| infos[i].rest.clone()));
                 }
                 None => text.extend((up..a).map(|i| infos[i].rest.clone())),
             }
@@ -492,6 +495,17 @@ fn record(
     (first, d)
 }
 
+/// A line of the block above the anchor that is only the template's type label (`<span
+/// class="note" style="…">note</span>` over a sticky note's lines) gives the draft its type.
+fn take_label_line(d: &mut Draft<'static>, block: &[Info]) {
+    if d.label.is_none()
+        && let Some(label) =
+            block.iter().find(|i| i.label.is_some() && !has_word(&i.rest)).and_then(|i| i.label.clone())
+    {
+        d.label = Some(label);
+    }
+}
+
 /// The words of the `<mark …>` or `<span …>` that opens `line` (after a list marker or task
 /// box), when it closes before the line ends and holds no other tag.
 fn lead_mark(line: &str) -> Option<String> {
@@ -565,10 +579,12 @@ fn clean_text(text: &str) -> String {
 }
 
 /// `s` with Markdown's backslash escapes undone (`\[17\]` → `[17]`, `\*` → `*`), as Zotero's
-/// own export escapes the passage's brackets and asterisks. Text with TeX math (`$…$`) keeps its
-/// backslashes.
+/// own export escapes the passage's brackets and asterisks. Text with TeX (`$…$`, `\frac`) keeps
+/// its backslashes.
 fn unescape_markdown(s: &str) -> String {
-    if !s.contains('\\') || s.contains('$') {
+    // `\mathbb{E}`, `\frac`: TeX written as is, where a backslash is no escape.
+    let tex = s.as_bytes().windows(2).any(|w| w[0] == b'\\' && w[1].is_ascii_alphabetic());
+    if !s.contains('\\') || s.contains('$') || tex {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len());
