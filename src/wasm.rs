@@ -46,7 +46,7 @@ impl Settings {
         ParseOptions {
             colors: self.colors.clone().unwrap_or_default(),
             prefixes: self.prefixes.clone().unwrap_or_default(),
-            templates: Vec::new(),
+            ..ParseOptions::default()
         }
     }
 

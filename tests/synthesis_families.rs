@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use scholia::annotations::ParseOptions;
 use scholia::library;
 use scholia::synthesis::{RenderOptions, SourceNote, summarize_with_report, synthesize_with_report};
 use scholia::vault::{FsVault, Vault, VaultPath};
@@ -116,7 +115,7 @@ fn families() -> Vec<std::path::PathBuf> {
 fn load(dir: &Path) -> Vec<SourceNote> {
     let vault = FsVault::open(dir).unwrap();
     let setup = library::setup::discover(&vault, None);
-    let options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
+    let options = setup.parse_options(&[]);
     let resolver = library::resolver(&vault.list(&VaultPath::root()).unwrap());
     let refs = VaultPath::new("References").unwrap();
     let mut notes: Vec<String> = vault

@@ -22,7 +22,7 @@ fn vault() -> tempfile::TempDir {
 
 fn options(vault: &FsVault) -> (ParseOptions, library::setup::Setup) {
     let setup = library::setup::discover(vault, None);
-    (ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() }, setup)
+    (setup.parse_options(&[]), setup)
 }
 
 #[test]

@@ -289,6 +289,35 @@ pub fn legend_name(heading: &str) -> Option<String> {
     (!empty).then(|| name.to_string())
 }
 
+/// The labels a template gives Zotero's colours in a table of its own: ZotLit's
+/// `const label = { "red": "Open problems", "yellow": "Ideas" }` (printed as the heading of each
+/// colour's group), a Nunjucks `{% set names = {"Red": "Critique"} %}`. Keys are Zotero colour
+/// names or `#rrggbb`; a value that is itself a colour (`"red": "#ff6666"`, `"yellow": "🟨"`) is
+/// a colour table, not a label. The first label of a colour wins.
+pub fn labels_in_template(text: &str) -> Vec<ColorEntry> {
+    static PAIR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"["']?(#?[A-Za-z0-9]+)["']?[ \t]*:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#)
+            .expect("the label pattern compiles")
+    });
+    let mut out: Vec<ColorEntry> = Vec::new();
+    for caps in PAIR.captures_iter(text) {
+        let key = &caps[1];
+        let hex = if key.starts_with('#') {
+            parse_hex(key)
+        } else {
+            zotero_hex_of_name(&key.to_ascii_lowercase()).map(str::to_string)
+        };
+        let Some(hex) = hex else { continue };
+        let label = caps.get(2).or_else(|| caps.get(3)).map_or("", |m| m.as_str()).trim();
+        let colour_itself = parse_hex(label).is_some() || zotero_hex_of_name(&label.to_lowercase()).is_some();
+        if label.is_empty() || colour_itself || out.iter().any(|e| e.hex == hex) {
+            continue;
+        }
+        out.push(ColorEntry { hex, name: label.to_string() });
+    }
+    out
+}
+
 /// `#RGB`/`#RRGGBB` (with or without `#`) → lowercase `#rrggbb`; `None` if it is not a colour.
 pub fn parse_hex(text: &str) -> Option<String> {
     let digits = text.trim().strip_prefix('#').unwrap_or(text.trim());
@@ -323,6 +352,32 @@ mod tests {
                 assert!(zotero_hex_of_name(&format!("{name}\u{fe0f}")).is_some(), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn a_templates_own_table_names_its_colours() {
+        // ZotLit's Eta: a table of labels per colour name, beside a table of signs that is no label.
+        let eta = "<% const label = {\n  \"red\": \"Open problems\",\n  'yellow': 'Ideas',\n  \"cyan\": \"Cyan\",\n};\nconst sign = { \"red\": \"🟥\", \"green\": \"#5fb236\" } %>\n### <%= label[color] ?? color %>";
+        let read: Vec<(String, String)> =
+            labels_in_template(eta).into_iter().map(|e| (e.hex, e.name)).collect();
+        assert_eq!(
+            read,
+            [
+                ("#ff6666".to_string(), "Open problems".to_string()),
+                ("#ffd400".to_string(), "Ideas".to_string())
+            ]
+        );
+        let nunjucks = "{% set names = {\"#2EA8E5\": \"Definitions\", \"Gray\": \"Aside\"} %}";
+        let read: Vec<(String, String)> =
+            labels_in_template(nunjucks).into_iter().map(|e| (e.hex, e.name)).collect();
+        assert_eq!(
+            read,
+            [
+                ("#2ea8e5".to_string(), "Definitions".to_string()),
+                ("#aaaaaa".to_string(), "Aside".to_string())
+            ]
+        );
+        assert!(labels_in_template("title: \"{{title}}\"\nyear: 2020").is_empty());
     }
 
     #[test]

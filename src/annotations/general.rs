@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::colors::zotero_hex_of_name;
+use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
 use super::text::{annotation_key, label_page, mark_open, page_of_locator, strip_prefix_ci};
@@ -64,8 +64,9 @@ fn is_colour_word(word: &str) -> bool {
     zotero_hex_of_name(word).is_some() || ["black", "white", "cyan"].contains(&word)
 }
 
-/// Reads every anchored annotation in `lines`.
-pub fn read(lines: &Lines<'_>) -> Vec<Found> {
+/// Reads every anchored annotation in `lines`; `labels` are the colour labels of the vault's
+/// templates, which group headings may print.
+pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
     let mut infos: Vec<Info> = (0..lines.len()).map(|i| info(lines.get(i))).collect();
     // ZotLit's first notes hold each highlight in a `zotero-annot` code block: its fences are
     // no more than blank lines.
@@ -121,7 +122,11 @@ pub fn read(lines: &Lines<'_>) -> Vec<Found> {
         }
         while next_heading < a {
             if infos[next_heading].heading {
-                heading_colour = colour_word(lines.get(next_heading));
+                heading_colour = colour_word(lines.get(next_heading)).or_else(|| {
+                    let (_, title) = heading(lines.get(next_heading))?;
+                    let title = title.trim();
+                    labels.iter().find(|l| l.name == title).map(|l| l.hex.clone())
+                });
             }
             next_heading += 1;
         }
@@ -429,7 +434,7 @@ fn record(
         d.color = c.clone();
     }
     if d.color.hex.is_none() && d.color.name.is_none() {
-        d.color.name = heading_colour.map(str::to_string);
+        set_colour(&mut d.color, heading_colour.unwrap_or(""));
     }
     // The comment: the rest of the anchor's block, then the paragraphs after it (only its own
     // paragraph after a Zotero note's quote: the paragraphs there are the note's own).

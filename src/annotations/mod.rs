@@ -25,6 +25,9 @@ pub struct ParseOptions {
     pub colors: ColorMap,
     /// Recognised comment prefixes.
     pub prefixes: PrefixTable,
+    /// Labels the vault's templates give Zotero's colours (ZotLit's `label[color]` headings):
+    /// a group heading that is one of them gives its annotations that colour.
+    pub colour_labels: Vec<ColorEntry>,
     /// The user's Zotero Integration templates, compiled: a note is read the way the template
     /// that matches most of it writes.
     #[serde(skip)]

@@ -90,7 +90,7 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     }
     // Notes only the general rule reads: each annotation bounded by its Zotero link.
     find(text, "zotero://open-pdf").is_some()
-        && super::general::read(&lines).iter().any(|f| !f.draft.is_empty())
+        && super::general::read(&lines, &options.colour_labels).iter().any(|f| !f.draft.is_empty())
 }
 
 /// Whether the note is a summary or synthesis Scholia wrote (`type: summary` / `type: synthesis`):
@@ -448,8 +448,10 @@ fn with_general_rule(lines: &Lines, text: &str, options: &ParseOptions, scan: &m
     if read > 0 && whole && links <= read {
         return;
     }
-    let general: Vec<(usize, Annotation)> =
-        super::general::read(lines).into_iter().map(|f| (f.at, f.draft.finish(options).0)).collect();
+    let general: Vec<(usize, Annotation)> = super::general::read(lines, &options.colour_labels)
+        .into_iter()
+        .map(|f| (f.at, f.draft.finish(options).0))
+        .collect();
     if quality(general.iter().map(|(_, a)| a)) > quality(scan.annotations.iter().map(|(_, a)| a)) {
         scan.annotations = general;
         scan.general = true;

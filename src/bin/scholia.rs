@@ -107,6 +107,7 @@ fn run(cli: Cli) -> Result<()> {
             let mut options = parse_options_for(&file, vault.as_deref());
             if no_template {
                 options.templates.clear();
+                options.colour_labels.clear();
             }
             let keep = library::color_filter(&colors, &options).map_err(|e| anyhow!(e))?;
             let text = read_note(&file)?;
@@ -184,8 +185,7 @@ impl Context {
             None => jiff::Zoned::now().date().to_string(),
         };
         let setup = library::setup::discover(&vault, config.template_path.as_deref());
-        let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
-        options.colors.put_first(&config.colors);
+        let options = setup.parse_options(&config.colors);
         let palette = (!config.colors.is_empty()).then(|| "[colors] in the configuration".to_string());
         Ok(Self {
             config,
@@ -233,11 +233,7 @@ fn parse_options_for(file: &Path, vault: Option<&Path>) -> ParseOptions {
     let config = config::resolve(Some(&root), &env).ok();
     let Ok(vault) = FsVault::open(&root) else { return ParseOptions::default() };
     let setup = library::setup::discover(&vault, config.as_ref().and_then(|c| c.template_path.as_deref()));
-    let mut options = ParseOptions { templates: setup.templates, ..ParseOptions::default() };
-    if let Some(config) = config {
-        options.colors.put_first(&config.colors);
-    }
-    options
+    setup.parse_options(config.as_ref().map_or(&[], |c| &c.colors))
 }
 
 /// `scholia doctor`: the report on the vault, as text or JSON.
@@ -245,8 +241,7 @@ fn doctor(vault: Option<&Path>, json: bool) -> Result<()> {
     let config = config::resolve(vault, &Env::from_process())?;
     let fs = FsVault::open(&config.vault)?;
     let setup = library::setup::discover(&fs, config.template_path.as_deref());
-    let mut options = ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() };
-    options.colors.put_first(&config.colors);
+    let options = setup.parse_options(&config.colors);
     let report = library::doctor::examine(&fs, &setup, &options)?;
     if json {
         let mut value = serde_json::to_value(&report)?;

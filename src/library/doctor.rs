@@ -193,6 +193,16 @@ fn write_setup(out: &mut String, r: &SetupReport) -> fmt::Result {
     for problem in &r.problems {
         writeln!(out, "  problem: {problem}")?;
     }
+    if let Some(path) = &r.zotlit_settings {
+        writeln!(
+            out,
+            "ZotLit settings: {path} (its templates are not compiled; their colour labels are read)"
+        )?;
+    }
+    if !r.colour_labels.is_empty() {
+        let labels: Vec<String> = r.colour_labels.iter().map(|l| format!("{} = {}", l.hex, l.name)).collect();
+        writeln!(out, "  colour labels the templates print: {}", labels.join(", "))?;
+    }
     if r.templates.is_empty() {
         writeln!(out, "Templates: none found (notes are read with the built-in rules)")?;
     } else {

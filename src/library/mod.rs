@@ -10,7 +10,7 @@ pub mod setup;
 
 use serde::Serialize;
 
-use crate::annotations::{self, AnnotationDoc, ParseOptions, TemplateStyle, colors};
+use crate::annotations::{self, AnnotationDoc, ColorEntry, ParseOptions, TemplateStyle, colors};
 use crate::note::{Frontmatter, LinkResolver, LinkStyle};
 use crate::synthesis::SourceNote;
 use crate::vault::{FileMeta, Vault, VaultError, VaultPath, naming};
@@ -195,7 +195,20 @@ pub fn load_source(
     let doc = annotations::parse(&text, &vault.absolute(path), options);
     let link = resolver.link_text(path.as_str(), None, LinkStyle::Shortest);
     let templated = matches!(doc.template, TemplateStyle::UserTemplate | TemplateStyle::Mixed);
-    let legend = options.templates.iter().filter(|_| templated).flat_map(|t| t.legend());
+    let mut legend: Vec<ColorEntry> =
+        options.templates.iter().filter(|_| templated).flat_map(|t| t.legend()).collect();
+    // The labels the vault's templates give the colours this note uses (ZotLit's group headings).
+    legend.extend(
+        options
+            .colour_labels
+            .iter()
+            .filter(|l| {
+                doc.annotations
+                    .iter()
+                    .any(|a| a.color_hex.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(&l.hex)))
+            })
+            .cloned(),
+    );
     Ok(SourceNote::from_doc(doc, link, &text).with_legend(legend))
 }
 

@@ -9,10 +9,15 @@ use serde::{Deserialize, Serialize};
 
 use super::pattern::NotePattern;
 use crate::annotations::template::Template;
+use crate::annotations::{ColorEntry, ParseOptions, colors};
 use crate::vault::{Vault, VaultPath};
 
 /// Where Zotero Integration keeps its settings.
 pub const PLUGIN_SETTINGS: &str = ".obsidian/plugins/obsidian-zotero-desktop-connector/data.json";
+/// Where ZotLit keeps its settings (its templates' folder among them).
+pub const ZOTLIT_SETTINGS: &str = ".obsidian/plugins/zotlit/data.json";
+/// ZotLit's templates' folder when its settings name none.
+const ZOTLIT_FOLDER: &str = "ZtTemplates";
 
 /// What was found, for `scholia doctor`, `obsidian_check_status` and the plugin's settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -25,6 +30,11 @@ pub struct SetupReport {
     pub templates: Vec<TemplateReport>,
     /// Problems with the settings themselves.
     pub problems: Vec<String>,
+    /// ZotLit's settings file, when the vault has one (its templates are not compiled; their
+    /// colour labels are read).
+    pub zotlit_settings: Option<String>,
+    /// The labels the templates give Zotero's colours (`label[color]` group headings).
+    pub colour_labels: Vec<ColorEntry>,
 }
 
 /// One template and how it compiled.
@@ -52,6 +62,32 @@ pub struct Setup {
     pub patterns: Vec<NotePattern>,
     /// What was found.
     pub report: SetupReport,
+}
+
+impl Setup {
+    /// The parse options this setup gives: its templates and colour labels, the colour meanings
+    /// of the configuration (`[colors]`) before the default map.
+    pub fn parse_options(&self, colors: &[(String, String)]) -> ParseOptions {
+        let mut options = ParseOptions {
+            templates: self.templates.clone(),
+            colour_labels: self.report.colour_labels.clone(),
+            ..ParseOptions::default()
+        };
+        options.colors.put_first(colors);
+        options
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ZotlitSettings {
+    template: ZotlitTemplates,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ZotlitTemplates {
+    folder: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -115,11 +151,44 @@ pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
         candidates.extend(template_notes(vault).into_iter().map(|p| (p, "vault")));
     }
     for (path, found_in) in candidates {
-        let (template, report) = compile(vault, &path, found_in);
+        let (template, report, labels) = compile(vault, &path, found_in);
         setup.report.templates.push(report);
         setup.templates.extend(template.map(Arc::new));
+        add_labels(&mut setup.report.colour_labels, labels);
     }
+    zotlit(vault, &mut setup.report);
     setup
+}
+
+/// ZotLit's setup: its settings name the templates' folder, whose templates may give Zotero's
+/// colours labels of their own. The templates are Eta (or Liquid), not compiled here.
+fn zotlit(vault: &dyn Vault, report: &mut SetupReport) {
+    let Ok(path) = VaultPath::new(ZOTLIT_SETTINGS) else { return };
+    let Ok(text) = vault.read(&path) else { return };
+    report.zotlit_settings = Some(ZOTLIT_SETTINGS.to_string());
+    let folder = match serde_json::from_str::<ZotlitSettings>(&text) {
+        Ok(settings) => settings.template.folder.unwrap_or_else(|| ZOTLIT_FOLDER.to_string()),
+        Err(e) => {
+            report.problems.push(format!("{ZOTLIT_SETTINGS} could not be read: {e}"));
+            return;
+        }
+    };
+    let Ok(folder) = VaultPath::new(folder.trim().trim_matches('/')) else { return };
+    let Ok(files) = vault.list(&folder) else { return };
+    for file in files.iter().filter(|f| f.path.is_markdown() && f.size < 256 * 1024) {
+        if let Ok(text) = vault.read(&file.path) {
+            add_labels(&mut report.colour_labels, colors::labels_in_template(&text));
+        }
+    }
+}
+
+/// Adds the labels of colours that have none yet.
+fn add_labels(into: &mut Vec<ColorEntry>, labels: Vec<ColorEntry>) {
+    for label in labels {
+        if !into.iter().any(|l| l.hex == label.hex) {
+            into.push(label);
+        }
+    }
 }
 
 /// The export formats' note paths that can be read as patterns: only the plugin settings are
@@ -140,7 +209,12 @@ fn plugin_settings(vault: &dyn Vault) -> Option<Result<PluginSettings, String>> 
     Some(serde_json::from_str(&text).map_err(|e| format!("{PLUGIN_SETTINGS} could not be read: {e}")))
 }
 
-fn compile(vault: &dyn Vault, path: &VaultPath, found_in: &str) -> (Option<Template>, TemplateReport) {
+/// Compiles the template at `path`; also returns the colour labels its text spells out.
+fn compile(
+    vault: &dyn Vault,
+    path: &VaultPath,
+    found_in: &str,
+) -> (Option<Template>, TemplateReport, Vec<ColorEntry>) {
     let mut report = TemplateReport {
         path: path.as_str().to_string(),
         found_in: found_in.to_string(),
@@ -152,23 +226,24 @@ fn compile(vault: &dyn Vault, path: &VaultPath, found_in: &str) -> (Option<Templ
         Ok(s) => s,
         Err(e) => {
             report.problems.push(format!("the template could not be read: {e}"));
-            return (None, report);
+            return (None, report, Vec::new());
         }
     };
     let loader = |name: &str| {
         let target = name.trim().trim_start_matches("[[").trim_end_matches("]]");
         template_file(target).and_then(|p| vault.read(&p).ok())
     };
+    let labels = colors::labels_in_template(&source);
     match Template::compile(path.as_str(), &source, &loader) {
         Ok(t) => {
             report.compiled = true;
             report.loops = t.loop_count();
             report.problems = t.problems.iter().map(|(line, m)| line_message(*line, m)).collect();
-            (Some(t), report)
+            (Some(t), report, labels)
         }
         Err(e) => {
             report.problems.push(line_message(e.line, &e.message));
-            (None, report)
+            (None, report, labels)
         }
     }
 }

@@ -138,8 +138,7 @@ impl Scholia {
         self.zotero.get_or_init(|| {
             let config = &self.settings.config;
             let setup = library::setup::discover(self.vault.as_ref(), config.template_path.as_deref());
-            let mut options = ParseOptions { templates: setup.templates.clone(), ..ParseOptions::default() };
-            options.colors.put_first(&config.colors);
+            let options = setup.parse_options(&config.colors);
             ZoteroSetup { setup, options }
         })
     }

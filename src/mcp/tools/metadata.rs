@@ -616,6 +616,13 @@ mod answers {
         pub problems: Vec<Value>,
     }
 
+    /// An item of `colour_labels` in the answer: a label a template gives a Zotero colour.
+    #[derive(Debug, JsonSchema)]
+    pub struct ObsidianCheckStatusColourLabel {
+        pub hex: String,
+        pub name: String,
+    }
+
     /// An item of `zotero_integration` in the answer.
     #[derive(Debug, JsonSchema)]
     pub struct ObsidianCheckStatusZoteroIntegration {
@@ -623,6 +630,8 @@ mod answers {
         pub output_paths: Vec<String>,
         pub templates: Vec<ObsidianCheckStatusZoteroIntegrationTemplates>,
         pub problems: Vec<Value>,
+        pub zotlit_settings: Option<String>,
+        pub colour_labels: Vec<ObsidianCheckStatusColourLabel>,
     }
 
     /// How the server is reached: `"stdio"`, or `{"http": URL}`.
