@@ -34,7 +34,9 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
         return Cow::Borrowed(line.trim_end());
     }
     let mut line = line.to_string();
+    let mut located = false;
     if let Some(link) = zotero_link(&line, "open-pdf").map(str::to_string) {
+        located = true;
         if let Some(link_start) = line.find(&link)
             && let Some(label_open) = line[..link_start].rfind('[')
         {
@@ -58,17 +60,21 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
         let cut = in_parens(&line, label_open..(link_start + link.len() + 1).min(line.len()));
         line.replace_range(cut, "");
         draft.link.get_or_insert(link);
+        located = true;
     }
     if let Some((range, page)) = file_page_link(&line) {
         draft.page = draft.page.take().or(Some(page));
         line.replace_range(range, "");
-        // A date link after the page link (`[page 2](file://…) [[2024-05-19 19:14]]`).
-        while let Some(open) = line.trim_end().strip_suffix("]]").and_then(|l| l.rfind("[["))
-            && is_date_target(&line[open + 2..])
-        {
-            line.truncate(open);
-            line.truncate(line.trim_end().len());
-        }
+        located = true;
+    }
+    // A date link after the page link (`[page 2](file://…) [[2024-05-19 19:14]]`,
+    // `[page 1](zotero://…) [[23.10.25|2023-10-25#오후 4:27]]`).
+    while located
+        && let Some(open) = line.trim_end().strip_suffix("]]").and_then(|l| l.rfind("[["))
+        && is_date_target(&line[open + 2..])
+    {
+        line.truncate(open);
+        line.truncate(line.trim_end().len());
     }
     if let Some(open) = rfind(&line, "[@")
         && let Some((key, page)) = citation(&line[open..])
