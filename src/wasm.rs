@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::annotations::{self, ColorMap, ParseOptions, PrefixTable};
+use crate::library::{self, setup::Setup};
 use crate::note::Note;
 use crate::synthesis::{self, GroupTitles, RenderOptions, SourceNote};
 use crate::vault::{VaultPath, naming};
@@ -41,13 +42,19 @@ struct Settings {
     synthesis_pattern: Option<String>,
 }
 
+thread_local! {
+    /// The vault's setup, as the last complete `loadSetup` found it (none before).
+    static SETUP: std::cell::RefCell<Option<Setup>> = const { std::cell::RefCell::new(None) };
+}
+
 impl Settings {
+    /// The parse options: the plugin's colours and prefixes, the templates `loadSetup` compiled.
     fn parse_options(&self) -> ParseOptions {
-        ParseOptions {
-            colors: self.colors.clone().unwrap_or_default(),
-            prefixes: self.prefixes.clone().unwrap_or_default(),
-            ..ParseOptions::default()
-        }
+        let mut options = SETUP.with_borrow(|setup| setup.as_ref().map(|s| s.parse_options(&[])));
+        let options = options.get_or_insert_with(ParseOptions::default);
+        options.colors = self.colors.clone().unwrap_or_default();
+        options.prefixes = self.prefixes.clone().unwrap_or_default();
+        std::mem::take(options)
     }
 
     fn render_options(&self) -> RenderOptions {
@@ -91,8 +98,23 @@ fn from_js<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<
 }
 
 fn source(note: NoteInput, settings: &Settings) -> SourceNote {
-    let doc = annotations::parse(&note.text, &note.path, &settings.parse_options());
-    SourceNote::from_doc(doc, note.link, &note.text)
+    library::source_of(&note.text, &note.path, note.link, &settings.parse_options())
+}
+
+/// Finds the vault's Zotero setup (Zotero Integration's settings and templates, ZotLit's
+/// templates) in the files the plugin read: `files` maps vault paths (settings under
+/// `configDir/plugins/…`) to their text, or `null` for a file that does not exist. Answers
+/// `{needs, report}`: `needs` names the files (a folder ends with `/`) still to read and hand over
+/// on the next call; when it is empty the setup is complete, and every later call reads notes
+/// with its templates. `report` is what was found, for the settings tab.
+#[wasm_bindgen(js_name = loadSetup)]
+pub fn load_setup(files: JsValue, config_dir: &str) -> Result<JsValue, JsError> {
+    let files: BTreeMap<String, Option<String>> = from_js(files, "the setup files")?;
+    let (setup, handed) = library::handed::discover(&files, config_dir, None);
+    if handed.needs.is_empty() {
+        SETUP.set(Some(setup));
+    }
+    to_js(&handed)
 }
 
 /// Parses an annotation note into `{citekey, title, file_path, annotations, …, diagnostics}`.

@@ -109,3 +109,51 @@ fn links_of_a_selection() {
     assert_eq!(string(&links.get(0), "target"), "@kim2020spacing");
     assert_eq!(string(&links.get(0), "subpath"), "Results");
 }
+
+const FAMILY_SETTINGS: &str = include_str!(
+    "cases/families/category_callout_persist/.obsidian/plugins/obsidian-zotero-desktop-connector/data.json"
+);
+const FAMILY_TEMPLATE: &str = include_str!("cases/families/category_callout_persist/Templates/zotero.md");
+const FAMILY_NOTE: &str =
+    include_str!("cases/families/category_callout_persist/References/okaforCoastalSensorDrift2022.md");
+
+/// `loadSetup` over rounds, as the plugin calls it: each answer names the files still to read.
+#[wasm_bindgen_test]
+fn the_setup_is_read_in_rounds_and_then_reads_notes_with_the_template() {
+    let before = wasm::parse_note(FAMILY_NOTE, "References/n.md", JsValue::NULL).unwrap();
+    assert_eq!(string(&before, "template"), "anchored");
+    let files = Object::new();
+    let needs = |files: &Object| -> Vec<String> {
+        let answer = wasm::load_setup(files.clone().into(), ".obsidian").unwrap();
+        let needs: Array = get(&answer, "needs").dyn_into().unwrap();
+        needs.iter().map(|n| n.as_string().unwrap()).collect()
+    };
+    let first = needs(&files);
+    assert!(
+        first.contains(&".obsidian/plugins/obsidian-zotero-desktop-connector/data.json".to_string()),
+        "{first:?}"
+    );
+    for path in &first {
+        let text: JsValue = if path.ends_with("obsidian-zotero-desktop-connector/data.json") {
+            FAMILY_SETTINGS.into()
+        } else {
+            JsValue::NULL
+        };
+        Reflect::set(&files, &path.as_str().into(), &text).unwrap();
+    }
+    assert_eq!(needs(&files), ["Templates/zotero.md"]);
+    Reflect::set(&files, &"Templates/zotero.md".into(), &FAMILY_TEMPLATE.into()).unwrap();
+    assert!(needs(&files).is_empty());
+    let after = wasm::parse_note(FAMILY_NOTE, "References/n.md", JsValue::NULL).unwrap();
+    assert_eq!(string(&after, "template"), "user_template");
+    let bad = wasm::load_setup(json(r#"{"x": 3}"#), ".obsidian").map(|_| ()).unwrap_err();
+    assert!(error_message(bad).contains("the setup files are not valid"));
+    // A vault with no setup at all: complete at once, and notes are read with the built-in rules.
+    let none = Object::new();
+    for path in first {
+        Reflect::set(&none, &path.as_str().into(), &JsValue::NULL).unwrap();
+    }
+    assert!(needs(&none).is_empty());
+    let plain = wasm::parse_note(FAMILY_NOTE, "References/n.md", JsValue::NULL).unwrap();
+    assert_eq!(string(&plain, "template"), "anchored");
+}

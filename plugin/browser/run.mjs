@@ -97,6 +97,8 @@ try {
 
 	// Settings: a bad hex gives an inline error; a new synthesis folder is used.
 	await page.evaluate(() => window.harness.openSettings());
+	await page.waitForSelector('.scholia-setup-line:has-text("Templates: none found")');
+	check(true, "the settings say what was found of the Zotero setup");
 	const hex = page.locator(".scholia-color-row input").first();
 	await hex.fill("#12345z");
 	await page.waitForSelector('.scholia-settings-problem:has-text("#12345z")');

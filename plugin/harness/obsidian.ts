@@ -72,6 +72,17 @@ export class Vault extends Events {
 	configDir = ".obsidian";
 	/** Every write, in order: what the tests check. */
 	readonly writes: { path: string; text: string }[] = [];
+	/** Files outside Obsidian's index (the settings folder), reached only through the adapter. */
+	readonly hidden = new Map<string, string>();
+	readonly adapter = {
+		exists: async (path: string): Promise<boolean> => this.hidden.has(normalizePath(path)) || this.files.has(normalizePath(path)),
+		read: async (path: string): Promise<string> => {
+			const clean = normalizePath(path);
+			const text = this.hidden.get(clean) ?? this.texts.get(clean);
+			if (text === undefined) throw new Error(`ENOENT: ${clean}`);
+			return text;
+		},
+	};
 
 	constructor() {
 		super();
@@ -119,8 +130,13 @@ export class Vault extends Events {
 		this.writes.push({ path: file.path, text });
 	}
 
-	/** Adds a file without recording a write (the vault as the user left it). */
+	/** Adds a file without recording a write (the vault as the user left it); one under the
+	 * settings folder is kept out of the index, as Obsidian keeps it. */
 	put(path: string, text: string): TFile {
+		if (normalizePath(path).startsWith(`${this.configDir}/`)) {
+			this.hidden.set(normalizePath(path), text);
+			return new TFile(normalizePath(path), this);
+		}
 		const clean = normalizePath(path);
 		const slash = clean.lastIndexOf("/");
 		const parent = this.folder(slash < 0 ? "" : clean.slice(0, slash));

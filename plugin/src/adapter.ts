@@ -3,7 +3,10 @@
 // result is named and what it says; this file only feeds it.
 
 import { type App, normalizePath, TFile, TFolder } from "obsidian";
-import type { Core, CoreSettings, LinkRef, NoteInfo, NoteInput } from "./core";
+import type { Core, CoreSettings, LinkRef, NoteInfo, NoteInput, SetupReport } from "./core";
+
+/** Rounds of `loadSetup` at most: settings, templates, the templates they include, and so on. */
+const SETUP_ROUNDS = 8;
 
 /** An annotation note as the picker lists it. */
 export interface Candidate {
@@ -39,6 +42,45 @@ export class VaultAdapter {
 			.getMarkdownFiles()
 			.filter((f) => f.path.startsWith(prefix))
 			.sort((a, b) => a.path.localeCompare(b.path));
+	}
+
+	/**
+	 * Hands the core the files its setup reads (Zotero Integration's and ZotLit's settings, the
+	 * templates they name), round after round until it needs nothing more; returns its report.
+	 */
+	async loadSetup(core: Core): Promise<SetupReport> {
+		const files: Record<string, string | null> = {};
+		const configDir = this.app.vault.configDir;
+		let round = core.loadSetup(files, configDir);
+		for (let n = 1; n < SETUP_ROUNDS && round.needs.length > 0; n++) {
+			// The whole vault (`/`: templates kept as notes) only once nothing else is asked for.
+			const needs = round.needs.some((p) => p !== "/") ? round.needs.filter((p) => p !== "/") : round.needs;
+			for (const need of needs) await this.handOver(need, files);
+			round = core.loadSetup(files, configDir);
+		}
+		return round.report;
+	}
+
+	/** Reads what the core asked for into `files`: a file's text (`null`: none), or a folder's notes. */
+	private async handOver(need: string, files: Record<string, string | null>): Promise<void> {
+		if (need.endsWith("/")) {
+			files[need] = "";
+			const prefix = need === "/" ? "" : need;
+			for (const file of this.markdownFiles(prefix === "" ? "" : prefix.slice(0, -1))) {
+				const text = await this.read(file);
+				// Of the whole vault, only notes that may be templates (an annotation loop) are handed over.
+				if (need !== "/" || text.includes("annotatedText")) files[file.path] = text;
+			}
+			return;
+		}
+		if (need.startsWith(`${this.app.vault.configDir}/`)) {
+			// The settings folder is not in Obsidian's file index: read it through the adapter.
+			const adapter = this.app.vault.adapter;
+			files[need] = (await adapter.exists(need)) ? await adapter.read(need) : null;
+			return;
+		}
+		const file = this.app.vault.getFileByPath(need);
+		files[need] = file === null ? null : await this.read(file);
 	}
 
 	/** Annotation notes under `folder`, as the core recognises them. */

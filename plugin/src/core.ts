@@ -62,8 +62,35 @@ export interface LinkRef {
 	embed: boolean;
 }
 
+/** One template the setup looked at, and how it compiled. */
+export interface TemplateReport {
+	path: string;
+	found_in: string;
+	compiled: boolean;
+	loops: number;
+	problems: string[];
+}
+
+/** What the core found of the user's Zotero setup (`SetupReport` in `src/library/setup.rs`). */
+export interface SetupReport {
+	plugin_settings: string | null;
+	output_paths: string[];
+	templates: TemplateReport[];
+	problems: string[];
+	zotlit_settings: string | null;
+	colour_labels: ColorEntry[];
+}
+
+/** One round of `loadSetup`: the files still to read (a folder ends with `/`), and the report. */
+export interface SetupRound {
+	needs: string[];
+	report: SetupReport;
+}
+
 /** The core's calls, typed. */
 export interface Core {
+	/** Reads the vault's Zotero setup from the files handed over; later calls parse with it. */
+	loadSetup(files: Record<string, string | null>, configDir: string): SetupRound;
 	isAnnotationNote(text: string, settings: CoreSettings): boolean;
 	describeNote(text: string, path: string, settings: CoreSettings): NoteInfo;
 	noteLinks(text: string): LinkRef[];
@@ -75,6 +102,7 @@ export interface Core {
 }
 
 const core: Core = {
+	loadSetup: (files, configDir) => wasm.loadSetup(files, configDir) as SetupRound,
 	isAnnotationNote: (text, settings) => wasm.isAnnotationNote(text, settings),
 	describeNote: (text, path, settings) => wasm.describeNote(text, path, settings) as NoteInfo,
 	noteLinks: (text) => wasm.noteLinks(text) as LinkRef[],

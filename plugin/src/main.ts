@@ -4,14 +4,25 @@
 import { Notice, Plugin, TFile } from "obsidian";
 import { type Context, type Outcome, summarizeFile, synthesizeFiles } from "./actions";
 import { VaultAdapter } from "./adapter";
-import { type Core, loadCore, loadMillis } from "./core";
+import { type Core, loadCore, loadMillis, type SetupReport } from "./core";
 import { PickerModal } from "./picker";
 import { editorSelection, explorerSelection } from "./selection";
 import { coreSettings, type ScholiaSettings, ScholiaSettingTab, withDefaults } from "./settings";
 
+/** The report of a setup that could not be read. */
+const EMPTY_SETUP: SetupReport = {
+	plugin_settings: null,
+	output_paths: [],
+	templates: [],
+	problems: [],
+	zotlit_settings: null,
+	colour_labels: [],
+};
+
 export default class ScholiaPlugin extends Plugin {
 	settings!: ScholiaSettings;
 	private adapter!: VaultAdapter;
+	private setup: Promise<SetupReport> | null = null;
 
 	async onload(): Promise<void> {
 		this.settings = withDefaults(await this.loadData());
@@ -69,6 +80,7 @@ export default class ScholiaPlugin extends Plugin {
 				settings: this.settings,
 				save: () => this.saveData(this.settings),
 				core: () => this.core(),
+				zoteroSetup: async () => this.zoteroSetup(await this.core(), true),
 			}),
 		);
 		// Compile the core in the background once Obsidian has laid out, so the first command is quick.
@@ -84,14 +96,33 @@ export default class ScholiaPlugin extends Plugin {
 		return { ...loadMillis };
 	}
 
-	/** The core, loaded once; a Notice says what to do when it cannot load. */
+	/** The core, loaded once, with the vault's Zotero setup; a Notice says what to do when it cannot load. */
 	async core(): Promise<Core> {
+		let core: Core;
 		try {
-			return await loadCore();
+			core = await loadCore();
 		} catch (error) {
 			new Notice(`Scholia could not load its engine (${String(error)}); reload the plugin or update Obsidian.`);
 			throw error;
 		}
+		await this.zoteroSetup(core, false);
+		return core;
+	}
+
+	/**
+	 * The vault's Zotero setup (Zotero Integration's and ZotLit's settings and templates) handed to
+	 * the core: read on first use, and again when `fresh` (the settings tab opens). A setup that
+	 * cannot be read leaves the built-in rules, and says why.
+	 */
+	async zoteroSetup(core: Core, fresh: boolean): Promise<SetupReport> {
+		if (fresh || this.setup === null) {
+			this.setup = this.adapter.loadSetup(core).catch((error: unknown) => {
+				new Notice(`Scholia could not read the Zotero templates (${String(error)}); notes are read with the built-in rules.`);
+				this.setup = null;
+				return { ...EMPTY_SETUP, problems: [String(error)] };
+			});
+		}
+		return this.setup;
 	}
 
 	private context(): Context {

@@ -1,7 +1,7 @@
 // The plugin's settings: what is stored in data.json, and the tab that edits it.
 
 import { type App, normalizePath, PluginSettingTab, Setting } from "obsidian";
-import type { ColorEntry, Core, CoreSettings, PrefixEntry } from "./core";
+import type { ColorEntry, Core, CoreSettings, PrefixEntry, SetupReport } from "./core";
 
 export interface ScholiaSettings {
 	/** Where annotation notes are looked for ("" is the whole vault). */
@@ -94,6 +94,31 @@ export interface SettingsHost {
 	settings: ScholiaSettings;
 	save(): Promise<void>;
 	core(): Promise<Core>;
+	/** The vault's Zotero setup as the core read it, read again from the vault. */
+	zoteroSetup(): Promise<SetupReport>;
+}
+
+/** The lines the settings tab shows of the Zotero setup: settings found, templates, labels. */
+export function setupLines(report: SetupReport): string[] {
+	const lines: string[] = [];
+	lines.push(
+		report.plugin_settings === null
+			? "Zotero Integration settings: none found."
+			: `Zotero Integration settings: ${report.plugin_settings}.`,
+	);
+	if (report.output_paths.length > 0) lines.push(`Note paths: ${report.output_paths.join(", ")}.`);
+	for (const problem of report.problems) lines.push(`Problem: ${problem}`);
+	if (report.zotlit_settings !== null) lines.push(`ZotLit settings: ${report.zotlit_settings} (colour labels are read).`);
+	if (report.templates.length === 0) lines.push("Templates: none found; notes are read with the built-in rules.");
+	for (const t of report.templates) {
+		const state = t.compiled ? `read, ${t.loops} annotation ${t.loops === 1 ? "loop" : "loops"}` : "not read";
+		lines.push(`Template ${t.path} (from ${t.found_in}): ${state}.`);
+		for (const problem of t.problems) lines.push(`  ${problem}`);
+	}
+	if (report.colour_labels.length > 0) {
+		lines.push(`Colour labels: ${report.colour_labels.map((l) => `${l.hex} = ${l.name}`).join(", ")}.`);
+	}
+	return lines;
 }
 
 const TITLE_KEYS: [string, string][] = [
@@ -184,6 +209,13 @@ export class ScholiaSettingTab extends PluginSettingTab {
 					await this.saveChecked();
 				}),
 			);
+
+		new Setting(containerEl)
+			.setName("Zotero templates")
+			.setDesc("What Scholia read of Zotero Integration's and ZotLit's settings and templates: notes are read the way their template wrote them.")
+			.setHeading();
+		const setupEl = containerEl.createDiv({ cls: "scholia-setup" });
+		for (const line of setupLines(await this.host.zoteroSetup())) setupEl.createDiv({ cls: "scholia-setup-line", text: line });
 
 		new Setting(containerEl).setName("Colours").setHeading();
 		const colors = s.colors ?? defaults.colors.entries.map((row) => ({ ...row }));

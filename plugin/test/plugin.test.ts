@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Menu, Notice } from "../harness/obsidian";
-import { parsePrefixes, withDefaults } from "../src/settings";
+import { parsePrefixes, setupLines, withDefaults } from "../src/settings";
 import { enable, exampleNotes } from "./vault";
 
 const THREE = ["References/@moreau2024ragsurvey.md", "References/@okafor2023judges.md", "References/@brandt2024benchmarks.md"];
@@ -124,5 +125,42 @@ describe("Summarize current note", () => {
 		menu.items[0]!.activate();
 		await expect.poll(() => vault.writes.length).toBe(1);
 		expect(vault.writes[0]!.path).toMatch(/^Synthesis\/Summary - /u);
+	});
+});
+
+describe("the user's Zotero setup", () => {
+	const FAMILY = new URL("../../tests/cases/families/category_callout_persist/", import.meta.url);
+	const read = (path: string) => readFileSync(new URL(path, FAMILY), "utf8");
+	const NOTE = "References/okaforCoastalSensorDrift2022.md";
+
+	it("reads notes the way Zotero Integration's template wrote them", async () => {
+		const { app, plugin, vault, file } = await enable({
+			".obsidian/plugins/obsidian-zotero-desktop-connector/data.json": read(".obsidian/plugins/obsidian-zotero-desktop-connector/data.json"),
+			"Templates/zotero.md": read("Templates/zotero.md"),
+			[NOTE]: read(NOTE),
+		});
+		// The settings folder stays out of Obsidian's index, as in a real vault.
+		expect(app.vault.getMarkdownFiles().map((f) => f.path).sort()).toEqual(["References/okaforCoastalSensorDrift2022.md", "Templates/zotero.md"]);
+		await plugin.summarize(file(NOTE) as never);
+		expect(vault.writes).toHaveLength(1);
+		// The template's own colour labels name the summary's sections.
+		expect(vault.writes[0]!.text).toContain("## Main claim");
+		const report = await plugin.zoteroSetup(await plugin.core(), true);
+		expect(report.plugin_settings).toBe(".obsidian/plugins/obsidian-zotero-desktop-connector/data.json");
+		expect(report.templates.map((t) => [t.path, t.compiled])).toEqual([["Templates/zotero.md", true]]);
+		expect(setupLines(report)).toContain("Template Templates/zotero.md (from data.json): read, 1 annotation loop.");
+	});
+
+	it("finds the settings in a renamed settings folder, and says when there is none", async () => {
+		const { app, plugin } = await enable({});
+		app.vault.configDir = ".config";
+		app.vault.put(".config/plugins/zotlit/data.json", '{"template":{"folder":"Zt"}}');
+		app.vault.put("Zt/zt-annots.eta.md", '<% const label = { "red": "Gaps" } %>');
+		const report = await plugin.zoteroSetup(await plugin.core(), true);
+		expect(report.zotlit_settings).toBe(".config/plugins/zotlit/data.json");
+		expect(report.colour_labels).toEqual([{ hex: "#ff6666", name: "Gaps" }]);
+		const none = await enable({});
+		const empty = await none.plugin.zoteroSetup(await none.plugin.core(), true);
+		expect(setupLines(empty)).toEqual(["Zotero Integration settings: none found.", "Templates: none found; notes are read with the built-in rules."]);
 	});
 });

@@ -88,6 +88,15 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     if !scan.annotations.is_empty() {
         return true;
     }
+    // Notes only the user's own template reads.
+    if !options.templates.is_empty() {
+        let doc = parse(text, "", options);
+        if matches!(doc.template, TemplateStyle::UserTemplate | TemplateStyle::Mixed)
+            && !doc.annotations.is_empty()
+        {
+            return true;
+        }
+    }
     // Notes only the general rule reads: each annotation bounded by its Zotero link.
     find(text, "zotero://open-pdf").is_some()
         && super::general::read(&lines, &options.colour_labels).iter().any(|f| !f.draft.is_empty())

@@ -3,6 +3,7 @@
 
 pub mod detect;
 pub mod doctor;
+pub mod handed;
 pub mod moves;
 pub mod pattern;
 pub mod search;
@@ -192,12 +193,18 @@ pub fn load_source(
         });
     }
     let text = vault.read(path)?;
-    let doc = annotations::parse(&text, &vault.absolute(path), options);
     let link = resolver.link_text(path.as_str(), None, LinkStyle::Shortest);
+    Ok(source_of(&text, &vault.absolute(path), link, options))
+}
+
+/// A note read as a source of a summary or synthesis: parsed, with the legend of its colours the
+/// templates give (a template's own legend when the note was read with it, and the labels the
+/// vault's templates give the colours it uses).
+pub fn source_of(text: &str, file_path: &str, link: String, options: &ParseOptions) -> SourceNote {
+    let doc = annotations::parse(text, file_path, options);
     let templated = matches!(doc.template, TemplateStyle::UserTemplate | TemplateStyle::Mixed);
     let mut legend: Vec<ColorEntry> =
         options.templates.iter().filter(|_| templated).flat_map(|t| t.legend()).collect();
-    // The labels the vault's templates give the colours this note uses (ZotLit's group headings).
     legend.extend(
         options
             .colour_labels
@@ -209,7 +216,7 @@ pub fn load_source(
             })
             .cloned(),
     );
-    Ok(SourceNote::from_doc(doc, link, &text).with_legend(legend))
+    SourceNote::from_doc(doc, link, text).with_legend(legend)
 }
 
 /// Writes `content` as a new note named by `pattern` and `vars` in `folder`, numbering the name
