@@ -4,7 +4,9 @@ use std::borrow::Cow;
 
 use super::colors::{self, ColorMap};
 use super::model::{Annotation, AnnotationType};
-use super::text::{image_page, link_page, split_comment, strip_bold, strip_quotes, strip_trailing_debris};
+use super::text::{
+    image_page, link_page, split_comment, strip_bold, strip_inline_html, strip_quotes, strip_trailing_debris,
+};
 use super::{ParseOptions, colors::category_of};
 
 /// Where the colour of an annotation came from.
@@ -125,12 +127,14 @@ impl Draft<'_> {
             kind = AnnotationType::Image;
         }
         let mut text = self.code.clone().or_else(|| {
-            join(&self.text).map(|t| {
+            join(&self.text).map(|t| strip_inline_html(&t).into_owned()).map(|t| {
                 let t = strip_trailing_debris(&t);
                 if strip_quotes(t).len() == t.len() { t.to_string() } else { strip_quotes(t).to_string() }
             })
         });
-        let mut comment = join(&self.comment).map(|c| strip_bold(strip_trailing_debris(&c)).to_string());
+        let mut comment = join(&self.comment)
+            .map(|c| strip_inline_html(&c).into_owned())
+            .map(|c| strip_bold(strip_trailing_debris(&c)).to_string());
         if kind == AnnotationType::Note && comment.is_none() {
             comment = text.take();
         }

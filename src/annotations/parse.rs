@@ -351,8 +351,16 @@ fn with_templates(
     };
     // The built-in rules' reading of the same part of the note: what they found above the
     // template's first annotation (its metadata, abstract, pasted notes) is no rival.
+    // Nor is what the template prints over each annotation (`<mark …>Quote</mark>` read as a
+    // highlight by the built-in rules).
     let region = template.region_start(text, body);
-    let builtin = quality(scan.annotations.iter().filter(|(at, _)| *at >= region).map(|(_, a)| a));
+    let decoration = |a: &Annotation| {
+        a.comment.is_none()
+            && a.image_path.is_none()
+            && a.text.as_deref().is_some_and(|t| template.prints_constant(t))
+    };
+    let builtin =
+        quality(scan.annotations.iter().filter(|(at, a)| *at >= region && !decoration(a)).map(|(_, a)| a));
     if found.is_empty() || score < builtin || !wrote_it {
         if !scan.annotations.is_empty() {
             diagnostics.push(Diagnostic::info(

@@ -334,6 +334,48 @@ pub fn strip_trailing_debris(s: &str) -> &str {
     }
 }
 
+/// `s` without the inline formatting tags of Zotero's rich-text comments (`<b>`, `<i>`, `<u>`,
+/// `<sup>`, `<sub>`, `<strong>`, `<em>`, `<span>`, each closing tag; `<br>` becomes a line
+/// break): a template prints a comment's HTML as it is. Any other `<` is left.
+pub fn strip_inline_html(s: &str) -> std::borrow::Cow<'_, str> {
+    const TAGS: [&str; 9] = ["b", "i", "u", "sup", "sub", "strong", "em", "span", "br"];
+    if !s.contains('<') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let tag = &rest[open + 1..];
+        let name_start = usize::from(tag.starts_with('/'));
+        let name_end = tag[name_start..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(tag.len(), |e| name_start + e);
+        let name = tag[name_start..name_end].to_ascii_lowercase();
+        let close = tag.find('>').filter(|&c| !tag[..c].contains('<'));
+        match close {
+            // Only `<span …>` carries attributes; `<b and c>` in a formula is no tag.
+            Some(c)
+                if TAGS.contains(&name.as_str())
+                    && (c == name_end
+                        || tag[name_end..].starts_with('/') && c == name_end + 1
+                        || name == "span" && tag[name_end..].starts_with(' ')) =>
+            {
+                if name == "br" {
+                    out.push('\n');
+                }
+                rest = &tag[c + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = tag;
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Removes one pair of surrounding `**` or `__` (bold) from `s`.
 pub fn strip_bold(s: &str) -> &str {
     let t = s.trim();
@@ -404,6 +446,17 @@ pub fn split_comment(comment: &str, table: &PrefixTable) -> SplitComment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rich_text_tags_leave_a_comment_and_other_angle_brackets_stay() {
+        assert_eq!(
+            strip_inline_html("<b>Panel (e) CPC:</b> the <i>outer</i> rods<br/>next"),
+            "Panel (e) CPC: the outer rods\nnext"
+        );
+        assert_eq!(strip_inline_html("<span style=\"color: red\">red</span> text"), "red text");
+        assert_eq!(strip_inline_html("if x<b and c>y, 2 < 3"), "if x<b and c>y, 2 < 3");
+        assert_eq!(strip_inline_html("a <table> stays"), "a <table> stays");
+    }
 
     #[test]
     fn quotes_and_quotes_in_italics_are_the_templates() {

@@ -37,6 +37,9 @@ pub struct Matcher {
     open_start: Vec<bool>,
     /// The characters an iteration can start with (of the bodies that start with constant text).
     leads: Vec<char>,
+    /// Whether an iteration can follow the one before it on the same line (not every body is
+    /// sure to start with a line break).
+    may_glue: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -116,7 +119,8 @@ impl Matcher {
         let mut leads: Vec<char> = trimmed.iter().filter_map(first_chars).flatten().collect();
         leads.sort_unstable();
         leads.dedup();
-        Ok(Matcher { tiers, open_end, open_start, leads })
+        let may_glue = !bodies.iter().all(|b| starts(b) == Edge::Break);
+        Ok(Matcher { tiers, open_end, open_start, leads, may_glue })
     }
 
     /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
@@ -262,6 +266,9 @@ impl Matcher {
 
     /// An iteration that starts exactly at `at` and carries a Zotero link or an image.
     fn glued_at<'h>(&self, hay: &'h str, at: usize) -> Option<(&Tier, regex::Captures<'h>)> {
+        if !self.may_glue {
+            return None;
+        }
         self.tiers.iter().find_map(|tier| {
             let regex = tier.glued.get_or_init(|| glued(tier.regex.as_str())).as_ref()?;
             // The match alone first (no groups: far faster), the groups only for a real one.
@@ -294,6 +301,47 @@ fn glued(source: &str) -> Option<Regex> {
 }
 
 /// The characters `p` can start with, blanks aside; `None` when it can start with a field.
+/// What a pattern prints first: a line break before anything else, something else, or possibly
+/// nothing but spaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    Break,
+    Other,
+    Vanish,
+}
+
+/// What `p` prints first.
+fn starts(p: &Pat) -> Edge {
+    match p {
+        Pat::Lit(s) => {
+            let lead = &s[..s.len() - s.trim_start().len()];
+            if lead.contains('\n') {
+                Edge::Break
+            } else if s.trim().is_empty() {
+                Edge::Vanish
+            } else {
+                Edge::Other
+            }
+        }
+        Pat::Slot(_) | Pat::Loop(_) => Edge::Other,
+        Pat::Repeat(inner) => match starts(inner) {
+            Edge::Other => Edge::Other,
+            _ => Edge::Vanish,
+        },
+        Pat::Alt(branches) => {
+            let edges: Vec<Edge> = branches.iter().map(|(_, b)| starts(b)).collect();
+            if edges.contains(&Edge::Other) {
+                Edge::Other
+            } else if !edges.is_empty() && edges.iter().all(|e| *e == Edge::Break) {
+                Edge::Break
+            } else {
+                Edge::Vanish
+            }
+        }
+        Pat::Seq(items) => items.iter().map(starts).find(|e| *e != Edge::Vanish).unwrap_or(Edge::Vanish),
+    }
+}
+
 fn first_chars(p: &Pat) -> Option<Vec<char>> {
     match p {
         Pat::Lit(s) => Some(s.trim_start().chars().next().into_iter().collect()),

@@ -192,6 +192,23 @@ impl Template {
             .collect()
     }
 
+    /// Whether `text` (a few words) is a constant the template prints as a whole (`Quote` in
+    /// `<mark style="…">Quote</mark>`, a label over each annotation): decoration, never an
+    /// annotation's text.
+    pub fn prints_constant(&self, text: &str) -> bool {
+        let t = text.trim();
+        if t.is_empty() || t.split_whitespace().count() > 3 || t.contains(['{', '}']) {
+            return false;
+        }
+        let bounded = |before: Option<char>, after: Option<char>| {
+            !before.is_some_and(|c| c.is_alphanumeric() || "{.\"'_".contains(c))
+                && !after.is_some_and(|c| c.is_alphanumeric() || "}\"'_".contains(c))
+        };
+        self.source.match_indices(t).any(|(at, _)| {
+            bounded(self.source[..at].chars().next_back(), self.source[at + t.len()..].chars().next())
+        })
+    }
+
     /// Where the loops' output starts in `text[from..]`: at the first of their headers or anchor
     /// lines (text above it, such as a table of related items or the user's own notes, is not
     /// theirs); `from` when the note has none of them.

@@ -129,3 +129,41 @@ fn a_list_of_annotations_chosen_in_an_if_keeps_what_its_filter_says() {
     let legend: Vec<(String, String)> = t.legend().into_iter().map(|e| (e.hex, e.name)).collect();
     assert_eq!(legend, [("#ff6666".to_string(), "Critique".to_string())]);
 }
+
+#[test]
+fn an_arrow_in_a_comment_does_not_start_the_next_iteration() {
+    // Each iteration starts on a line of its own (`> ` after a line break): a `>` inside a
+    // comment (`2001 -> 10k`) is the comment's, never a quote glued to it.
+    let template = "{% for a in annotations -%}\n{%- if a.annotatedText %}\n> {{a.annotatedText}} [p. {{a.pageLabel}}](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.pageLabel}})\n{%- endif %}\n{%- if a.comment %}\n**Note:** {{a.comment}}\n{%- endif %}\n\n{% endfor %}";
+    let note = "\n> First passage [p. 3](zotero://open-pdf/library/items/K?page=3)\n**Note:** in 2001 -> 10k were known\n\n> Second passage [p. 4](zotero://open-pdf/library/items/K?page=4)\n**Note:** plain\n\n";
+    let doc = read(template, note);
+    let read: Vec<(Option<&str>, Option<&str>)> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        read,
+        [(Some("First passage"), Some("in 2001 -> 10k were known")), (Some("Second passage"), Some("plain"))]
+    );
+}
+
+#[test]
+fn a_label_the_template_prints_over_each_annotation_is_not_one() {
+    // `<mark …>Passage</mark>` over each highlight reads, to the built-in rules, as a highlight of
+    // its own; the template's reading (no links, no pages, found after its persist marker) wins
+    // all the same, and a comment's rich-text tags are left out.
+    let template = "# {{title}}\n\n## Highlights\n{%- macro head(kind, colour) -%}\n{%- if kind == \"highlight\" -%}\n<mark style=\"background-color: {{colour}}\">Passage</mark>\n{%- endif -%}\n{%- endmacro -%}\n\n{% persist \"annotations\" %}\n{% for a in annotations %}\n{{head(a.type, a.color)}}\n{% if a.annotatedText %}\n> <mark style=\"background-color: {{a.color}}\">{{a.annotatedText}}</mark>\n> {% if a.comment %}\n>> <mark style=\"background-color: {{a.color}}\">Remark</mark>\n>> {{a.comment}}\n{% endif %}\n{% endif %}\n{% endfor %}\n{% endpersist %}";
+    let note = "# Tidal mills\n\n## Highlights%% begin annotations %%\n\n<mark style=\"background-color: #2ea8e5\">Passage</mark>\n\n> <mark style=\"background-color: #2ea8e5\">Tides set the schedule.</mark>\n> \n\n<mark style=\"background-color: #ff6666\">Passage</mark>\n\n> <mark style=\"background-color: #ff6666\">Nobody measured the silt.</mark>\n> \n>> <mark style=\"background-color: #ff6666\">Remark</mark>\n>> <b>Key gap</b> in the method.\n\n%% end annotations %%\n";
+    let doc = read(template, note);
+    let read: Vec<(Option<&str>, Option<&str>, Option<&str>)> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Tides set the schedule."), None, Some("#2ea8e5")),
+            (Some("Nobody measured the silt."), Some("Key gap in the method."), Some("#ff6666"))
+        ]
+    );
+    assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate);
+}
