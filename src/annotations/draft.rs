@@ -135,7 +135,8 @@ impl Draft<'_> {
         let mut comment = join(&self.comment)
             .map(|c| strip_inline_html(&c).into_owned())
             .map(|c| strip_bold(strip_trailing_debris(&c)).to_string());
-        if kind == AnnotationType::Note && comment.is_none() {
+        // A sticky note holds only a comment, and so does an image: Zotero gives neither a text.
+        if matches!(kind, AnnotationType::Note | AnnotationType::Image) && comment.is_none() {
             comment = text.take();
         }
         text = text.filter(|t| !t.is_empty());
