@@ -150,3 +150,20 @@ fn the_words_under_an_image_annotation_are_its_comment() {
     let image = doc.annotations.iter().find(|a| a.image_path.is_some()).expect("the image is read");
     assert_eq!((image.text.as_deref(), image.comment.as_deref()), (None, Some("the grading example")));
 }
+
+#[test]
+fn a_callout_header_over_the_block_gives_its_colour() {
+    // `> [!quote]|#hex` heads the quote; the text and its page link are on the lines below.
+    let text = "# Paper\n\n![[images/image-2-x4-y6.png]]\n> [!quote]|#5fb236\n> input signal r ([p.2](zotero://open-pdf/library/items/WU?page=2))\n> **Memo:** length of the signal\n> [!quote]|#ffd400\n> Let L be the frame size ([p.3](zotero://open-pdf/library/items/WU?page=3))\n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    let read: Vec<(Option<&str>, Option<&str>)> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.color_hex.as_deref())).collect();
+    assert_eq!(
+        read,
+        [
+            (None, None),
+            (Some("input signal r"), Some("#5fb236")),
+            (Some("Let L be the frame size"), Some("#ffd400"))
+        ]
+    );
+}

@@ -330,6 +330,16 @@ fn record(
         }
         first = up;
         take_label_line(&mut d, &infos[up..a]);
+        // `> [!quote]|#5fb236` over the block: the callout's colour is the annotation's.
+        if d.color.hex.is_none()
+            && d.color.name.is_none()
+            && let Some(header) = up.checked_sub(1).and_then(|h| infos.get(h))
+            && header.callout
+            && header.depth == depth
+            && !has_word(&header.rest)
+        {
+            d.color = header.color.clone();
+        }
         if let Some(m) = (up..a).find(|&j| infos[j].marked) {
             // `<span class="highlight" style="…">text</span>` heads the block: the lines after
             // it, the anchor's included, are the comment.
