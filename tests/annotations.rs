@@ -145,10 +145,13 @@ proptest! {
 #[test]
 fn the_words_under_an_image_annotation_are_its_comment() {
     // Zotero gives an image annotation no text: what is printed with it is the user's comment.
+    // (The shape of a template printing `{{annotatedText}}"` over `Blue Highlight [Page 1](…)`.)
     let text = "# Paper\n\nFirst passage.\"\nBlue Highlight [Page 1](zotero://open-pdf/library/items/BR?page=1&annotation=AAAA1111)\n\n# img\n![[Z/paper/MCH3UHST.png]]\nthe grading example\n\n# text\n";
     let doc = parse(text, "x", &ParseOptions::default());
     let image = doc.annotations.iter().find(|a| a.image_path.is_some()).expect("the image is read");
     assert_eq!((image.text.as_deref(), image.comment.as_deref()), (None, Some("the grading example")));
+    // The closing quote the template printed after the text, with no opening one, is not the text's.
+    assert_eq!(doc.annotations[0].text.as_deref(), Some("First passage."));
 }
 
 #[test]

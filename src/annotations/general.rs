@@ -408,6 +408,15 @@ fn record(
                 }
                 None => text.extend((up..a).map(|i| infos[i].rest.clone())),
             }
+            // `text"` over `Blue Highlight [Page 1](…)`: a closing quote the template printed
+            // with no opening one is not the text's.
+            let quotes: usize = text.iter().map(|t| t.matches('"').count()).sum();
+            if quotes == 1
+                && let Some(last) = text.last_mut()
+                && let Some(head) = last.trim_end().strip_suffix('"')
+            {
+                *last = head.to_string();
+            }
         } else {
             // The anchor heads its lines: text up to a blank line, a divider or a label.
             let mut i = b + 1;
