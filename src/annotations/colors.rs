@@ -299,8 +299,15 @@ pub fn labels_in_template(text: &str) -> Vec<ColorEntry> {
         regex::Regex::new(r#"["']?(#?[A-Za-z0-9]+)["']?[ \t]*:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#)
             .expect("the label pattern compiles")
     });
+    // ZotLit's Eta: `<% if (it.color == '#a28ae5') { %>Concepts<% } %>`.
+    static BRANCH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"colou?r(?:Name)?[ \t]*===?[ \t]*["'](#?[A-Za-z0-9]+)["'][ \t]*\)[ \t]*\{[ \t]*[-_]?%>([^<\n]+)<%"#,
+        )
+        .expect("the branch pattern compiles")
+    });
     let mut out: Vec<ColorEntry> = Vec::new();
-    for caps in PAIR.captures_iter(text) {
+    for caps in PAIR.captures_iter(text).chain(BRANCH.captures_iter(text)) {
         let key = &caps[1];
         let hex = if key.starts_with('#') {
             parse_hex(key)
@@ -366,6 +373,13 @@ mod tests {
                 ("#ff6666".to_string(), "Open problems".to_string()),
                 ("#ffd400".to_string(), "Ideas".to_string())
             ]
+        );
+        let branches = "[!note] <% if (it.color == '#a28ae5') { %>Concepts<% } %><% else if(it.color == '#5fb236') { %>Claims<% }%>";
+        let read: Vec<(String, String)> =
+            labels_in_template(branches).into_iter().map(|e| (e.hex, e.name)).collect();
+        assert_eq!(
+            read,
+            [("#a28ae5".to_string(), "Concepts".to_string()), ("#5fb236".to_string(), "Claims".to_string())]
         );
         let nunjucks = "{% set names = {\"#2EA8E5\": \"Definitions\", \"Gray\": \"Aside\"} %}";
         let read: Vec<(String, String)> =

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
-use super::text::{annotation_key, label_page, mark_open, page_of_locator, strip_prefix_ci};
+use super::text::{annotation_key, is_zotlit_id, label_page, mark_open, page_of_locator, strip_prefix_ci};
 
 /// What one line holds.
 #[derive(Debug, Default, Clone)]
@@ -41,11 +41,18 @@ struct Info {
     /// The words of a `<mark>` or `<span>` the line starts with, when more follows it: the
     /// highlight's text, what follows its link the comment.
     lead_mark: Option<String>,
+    /// The line ends with ZotLit's block id (`^KEYaATTACHMpN`): an annotation's own key.
+    zotlit_id: bool,
+    /// A callout header whose block holds no other anchor but ends with ZotLit's block id.
+    keyed: bool,
+    /// The colour a callout's title names, as a colour label of the templates
+    /// (`> [!note] Concepts`): the title is a label, however many words it has.
+    title_colour: Option<String>,
 }
 
 impl Info {
     fn anchored(&self) -> bool {
-        self.link.is_some() || self.page.is_some() || self.image.is_some()
+        self.link.is_some() || self.page.is_some() || self.image.is_some() || self.keyed
     }
 }
 
@@ -74,6 +81,29 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         let t = lines.get(i).trim();
         if t == "```" || t.strip_prefix("```").is_some_and(|lang| lang.trim() == "zotero-annot") {
             *info = Info { blank: true, ..Info::default() };
+        }
+    }
+    for info in infos.iter_mut().filter(|i| i.callout) {
+        let title = info.rest.trim();
+        info.title_colour =
+            labels.iter().find(|l| !title.is_empty() && l.name == title).map(|l| l.hex.clone());
+    }
+    // A ZotLit callout with no page and no link (`> [!note] Concepts`, its text, `> ^KEYaATTpN`):
+    // its block id marks it, and its header is the anchor.
+    for i in 0..infos.len() {
+        if !infos[i].zotlit_id {
+            continue;
+        }
+        let depth = infos[i].depth;
+        let mut j = i;
+        while j > 0 && !infos[j - 1].blank && infos[j - 1].depth == depth && !infos[j - 1].anchored() {
+            j -= 1;
+            if infos[j].callout {
+                if !infos[i].anchored() {
+                    infos[j].keyed = true;
+                }
+                break;
+            }
         }
     }
     let mut skip = skipped(lines, &infos);
@@ -147,8 +177,8 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
             }
             if top < n && top > b + 1 && infos[top - 1].blank { top } else { n }
         });
-        let (first, mut draft) =
-            record(lines, &infos, &skip, a, b, claimed_until, limit, heading_colour.as_deref());
+        let colour = infos[a].title_colour.as_deref().or(heading_colour.as_deref());
+        let (first, mut draft) = record(lines, &infos, &skip, a, b, claimed_until, limit, colour);
         if let Some(&(_, j)) = above.iter().find(|(n, _)| *n == a)
             && draft.comment.is_empty()
         {
@@ -300,7 +330,7 @@ fn record(
     // template's label, and the text is below it.
     let titled = infos[a].callout
         && a == b
-        && words(&infos[a].rest) <= 3
+        && (words(&infos[a].rest) <= 3 || infos[a].title_colour.is_some())
         && infos.get(a + 1).is_some_and(|n| {
             n.depth >= infos[a].depth
                 && !n.callout
@@ -831,6 +861,8 @@ fn info(raw: &str) -> Info {
     }
     // Block ids, timestamps, tags at the end.
     let mut t = rest.trim_end().to_string();
+    info.zotlit_id =
+        t.rsplit([' ', '^']).next().is_some_and(is_zotlit_id) && (t.starts_with('^') || t.contains(" ^"));
     loop {
         let before = t.len();
         if let Some(i) =

@@ -10,7 +10,7 @@ use super::lines::{Lines, callout_header, heading, is_formatted_line, is_mark_st
 use super::model::TemplateStyle;
 use super::styles;
 use super::template::Template;
-use super::text::{annotation_key, citekey_prefix, find, strip_bold, zotero_link};
+use super::text::{annotation_key, citekey_prefix, find, is_zotlit_id, strip_bold, zotero_link};
 use super::{Annotation, AnnotationDoc, ParseOptions};
 use crate::diag::Diagnostic;
 use crate::note::frontmatter::{self, Frontmatter, scalar_string};
@@ -416,7 +416,14 @@ fn drop_user_blocks(text: &str, annotations: &mut Vec<(usize, Annotation)>) {
         }
         let end_marker = format!("%% end {name} %%");
         if let Some(end) = find(&text[from..], &end_marker).map(|e| from + e) {
-            blocks.push(from..end);
+            // A block holding ZotLit's annotation block ids (`^KEYaATTpN`) is its export.
+            let exported = text[from..end]
+                .split('^')
+                .skip(1)
+                .any(|id| is_zotlit_id(id.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("")));
+            if !exported {
+                blocks.push(from..end);
+            }
             from = end + end_marker.len();
         }
     }

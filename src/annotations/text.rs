@@ -334,6 +334,18 @@ pub fn strip_trailing_debris(s: &str) -> &str {
     }
 }
 
+/// ZotLit's block id: the annotation's key, `a`, the attachment's key, `p`, the page
+/// (`ENKXZ9UHaTF7IBHFEp1`).
+pub fn is_zotlit_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() > 18
+        && is_zotero_key(&b[..8])
+        && b[8] == b'a'
+        && is_zotero_key(&b[9..17])
+        && b[17] == b'p'
+        && b[18..].iter().all(u8::is_ascii_digit)
+}
+
 /// `s` without the inline formatting tags of Zotero's rich-text comments (`<b>`, `<i>`, `<u>`,
 /// `<sup>`, `<sub>`, `<strong>`, `<em>`, `<span>`, each closing tag; `<br>` becomes a line
 /// break): a template prints a comment's HTML as it is. Any other `<` is left.
