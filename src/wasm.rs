@@ -50,11 +50,11 @@ thread_local! {
 impl Settings {
     /// The parse options: the plugin's colours and prefixes, the templates `loadSetup` compiled.
     fn parse_options(&self) -> ParseOptions {
-        let mut options = SETUP.with_borrow(|setup| setup.as_ref().map(|s| s.parse_options(&[])));
-        let options = options.get_or_insert_with(ParseOptions::default);
+        let mut options =
+            SETUP.with_borrow(|setup| setup.as_ref().map(|s| s.parse_options(&[]))).unwrap_or_default();
         options.colors = self.colors.clone().unwrap_or_default();
         options.prefixes = self.prefixes.clone().unwrap_or_default();
-        std::mem::take(options)
+        options
     }
 
     fn render_options(&self) -> RenderOptions {

@@ -361,12 +361,16 @@ mod tests {
         }
     }
 
+    /// The labels of `template`, as (hex, label) pairs.
+    fn labels(template: &str) -> Vec<(String, String)> {
+        labels_in_template(template).into_iter().map(|e| (e.hex, e.name)).collect()
+    }
+
     #[test]
     fn a_templates_own_table_names_its_colours() {
         // ZotLit's Eta: a table of labels per colour name, beside a table of signs that is no label.
         let eta = "<% const label = {\n  \"red\": \"Open problems\",\n  'yellow': 'Ideas',\n  \"cyan\": \"Cyan\",\n};\nconst sign = { \"red\": \"🟥\", \"green\": \"#5fb236\" } %>\n### <%= label[color] ?? color %>";
-        let read: Vec<(String, String)> =
-            labels_in_template(eta).into_iter().map(|e| (e.hex, e.name)).collect();
+        let read = labels(eta);
         assert_eq!(
             read,
             [
@@ -375,15 +379,13 @@ mod tests {
             ]
         );
         let branches = "[!note] <% if (it.color == '#a28ae5') { %>Concepts<% } %><% else if(it.color == '#5fb236') { %>Claims<% }%>";
-        let read: Vec<(String, String)> =
-            labels_in_template(branches).into_iter().map(|e| (e.hex, e.name)).collect();
+        let read = labels(branches);
         assert_eq!(
             read,
             [("#a28ae5".to_string(), "Concepts".to_string()), ("#5fb236".to_string(), "Claims".to_string())]
         );
         let nunjucks = "{% set names = {\"#2EA8E5\": \"Definitions\", \"Gray\": \"Aside\"} %}";
-        let read: Vec<(String, String)> =
-            labels_in_template(nunjucks).into_iter().map(|e| (e.hex, e.name)).collect();
+        let read = labels(nunjucks);
         assert_eq!(
             read,
             [

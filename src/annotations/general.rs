@@ -71,6 +71,12 @@ fn is_colour_word(word: &str) -> bool {
     zotero_hex_of_name(word).is_some() || ["black", "white", "cyan"].contains(&word)
 }
 
+/// The colour whose label (one of the templates' colour labels) `title` is.
+fn label_colour(labels: &[ColorEntry], title: &str) -> Option<String> {
+    let title = title.trim();
+    labels.iter().find(|l| !title.is_empty() && l.name == title).map(|l| l.hex.clone())
+}
+
 /// Reads every anchored annotation in `lines`; `labels` are the colour labels of the vault's
 /// templates, which group headings may print.
 pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
@@ -84,9 +90,7 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         }
     }
     for info in infos.iter_mut().filter(|i| i.callout) {
-        let title = info.rest.trim();
-        info.title_colour =
-            labels.iter().find(|l| !title.is_empty() && l.name == title).map(|l| l.hex.clone());
+        info.title_colour = label_colour(labels, &info.rest);
     }
     // A ZotLit callout with no page and no link (`> [!note] Concepts`, its text, `> ^KEYaATTpN`):
     // its block id marks it, and its header is the anchor.
@@ -152,11 +156,8 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         }
         while next_heading < a {
             if infos[next_heading].heading {
-                heading_colour = colour_word(lines.get(next_heading)).or_else(|| {
-                    let (_, title) = heading(lines.get(next_heading))?;
-                    let title = title.trim();
-                    labels.iter().find(|l| l.name == title).map(|l| l.hex.clone())
-                });
+                heading_colour = colour_word(lines.get(next_heading))
+                    .or_else(|| label_colour(labels, heading(lines.get(next_heading))?.1));
             }
             next_heading += 1;
         }

@@ -36,27 +36,23 @@ pub fn discover(
     template_path: Option<&str>,
 ) -> (Setup, Handed) {
     let ours = format!("{}/", config_dir.trim_matches('/'));
-    let files: BTreeMap<String, Option<String>> = files
-        .iter()
-        .map(|(k, v)| {
-            (k.strip_prefix(&ours).map_or_else(|| k.clone(), |rest| format!("{CONFIG_DIR}{rest}")), v.clone())
-        })
-        .collect();
+    let files: BTreeMap<String, Option<String>> =
+        files.iter().map(|(k, v)| (rebase(k, &ours, CONFIG_DIR), v.clone())).collect();
     let vault = HandedVault::new(&files);
     let setup = setup::discover(&vault, template_path);
     let needs = vault.needs.into_inner().unwrap_or_else(|e| e.into_inner());
-    let needs = needs
-        .into_iter()
-        .map(|n| n.strip_prefix(CONFIG_DIR).map_or_else(|| n.clone(), |rest| format!("{ours}{rest}")))
-        .collect();
+    let needs = needs.iter().map(|n| rebase(n, CONFIG_DIR, &ours)).collect();
     let mut report = setup.report.clone();
     for path in [&mut report.plugin_settings, &mut report.zotlit_settings].into_iter().flatten() {
-        if let Some(rest) = path.strip_prefix(CONFIG_DIR) {
-            *path = format!("{ours}{rest}");
-        }
+        *path = rebase(path, CONFIG_DIR, &ours);
     }
     let handed = Handed { needs, report };
     (setup, handed)
+}
+
+/// `path` with its leading folder `from` (ending with `/`) renamed `to`; any other path as is.
+fn rebase(path: &str, from: &str, to: &str) -> String {
+    path.strip_prefix(from).map_or_else(|| path.to_string(), |rest| format!("{to}{rest}"))
 }
 
 /// A read-only vault of the files handed over that notes what else was asked for.
