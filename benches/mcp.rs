@@ -2,7 +2,10 @@
 //! index built, per-call latency (p50/p95) of the read tools over stdio once it is, the server's
 //! peak memory, and a full regular-expression scan next to ripgrep's on the same files.
 //!
-//! `cargo build --release --features mcp && cargo bench --features mcp --bench mcp [-- NOTES]`
+//! `cargo build --release --features mcp && cargo bench --features mcp --bench mcp [-- NOTES] [first]`
+//!
+//! `first`: only the first searches after start. `SCHOLIA_BENCH_VAULT=DIR`: measure that vault
+//! (one `cargo run --release --example gen_vault -- DIR NOTES` wrote) instead of a new one.
 
 #[path = "support/vaultgen.rs"]
 mod vaultgen;
@@ -100,6 +103,32 @@ impl Drop for Server {
     }
 }
 
+/// The Markdown files under `dir`: their number.
+fn note_count(dir: &std::path::Path) -> usize {
+    walk(dir).len()
+}
+
+/// The Markdown files under `dir`: their total size.
+fn markdown_bytes(dir: &std::path::Path) -> u64 {
+    walk(dir).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
+}
+
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(f64::total_cmp);
     samples[((samples.len() - 1) as f64 * p).round() as usize]
@@ -107,14 +136,25 @@ fn percentile(samples: &mut [f64], p: f64) -> f64 {
 
 fn main() {
     let notes: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
-    let dir = tempfile::tempdir().unwrap();
-    let bytes = vaultgen::write_vault(dir.path(), notes, 42).unwrap();
-    println!("vault: {notes} notes, {:.1} MB of Markdown", bytes as f64 / 1e6);
+    let only_first = std::env::args().skip(1).any(|a| a == "first");
+    let temp = tempfile::tempdir().unwrap();
+    let (dir, bytes) = match std::env::var_os("SCHOLIA_BENCH_VAULT") {
+        Some(given) => {
+            let dir = PathBuf::from(given);
+            (dir.clone(), markdown_bytes(&dir))
+        }
+        None => (temp.path().to_path_buf(), vaultgen::write_vault(temp.path(), notes, 42).unwrap()),
+    };
+    println!("vault: {} notes, {:.1} MB of Markdown", note_count(&dir), bytes as f64 / 1e6);
+    if only_first {
+        first_searches(&dir);
+        return;
+    }
 
     let mut starts: Vec<f64> = (0..15)
         .map(|_| {
             let t = Instant::now();
-            let mut server = Server::start(dir.path());
+            let mut server = Server::start(&dir);
             server.initialize();
             t.elapsed().as_secs_f64() * 1e3
         })
@@ -125,10 +165,10 @@ fn main() {
         percentile(&mut starts, 0.95)
     );
 
-    first_searches(dir.path());
+    first_searches(&dir);
 
     let started = Instant::now();
-    let mut server = Server::start(dir.path());
+    let mut server = Server::start(&dir);
     server.initialize();
     let build_ms = server.wait_ready();
     println!(
@@ -179,7 +219,7 @@ fn main() {
             println!("    peak memory grew: {}", times_markdown(peak, bytes));
         }
     }
-    scan_versus_ripgrep(&mut server, dir.path());
+    scan_versus_ripgrep(&mut server, &dir);
     println!("peak memory {}", times_markdown(server.peak_kb(), bytes));
 }
 
