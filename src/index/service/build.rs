@@ -4,8 +4,19 @@
 use super::*;
 
 impl Shared {
-    pub(super) fn first_build(&self, gate: Option<BuildGate>) {
-        match self.build(gate, None) {
+    pub(super) fn first_build(
+        self: &Arc<Self>,
+        gate: Option<BuildGate>,
+        watch: bool,
+    ) -> Option<notify::RecommendedWatcher> {
+        let built = self.build(gate, None);
+        // The watcher starts once the notes are read, not before: watching asks the system for
+        // every file open too, so a watcher set up first would be told of each note the build
+        // (and a search scanning meanwhile) opens, and its setup (a walk of the whole vault)
+        // would compete with the first search's scan. What changed during the build is caught by
+        // the poll below, which runs once the watcher is in place.
+        let watcher = if watch { self.watch() } else { None };
+        match built {
             Ok((index, build)) => {
                 *self.write() = Some(index);
                 self.generation.fetch_add(1, Ordering::SeqCst);
@@ -17,11 +28,11 @@ impl Shared {
                 let mut info = self.info();
                 info.state = State::Failed;
                 info.error = Some(e);
-                return;
+                return watcher;
             }
         }
-        // Changes made while the build ran: events are pending; without a watcher, poll.
         self.poll("poll");
+        watcher
     }
 
     /// Lists the vault, reads and parses its notes on every core, and assembles the index.

@@ -256,12 +256,9 @@ impl IndexService {
         });
         let worker = Arc::clone(&shared);
         let spawned = std::thread::Builder::new().name("scholia-index".into()).spawn(move || {
-            // The watcher is set up here, not before `start` returns: watching a large vault
-            // (one inotify watch per folder) would delay the server's first answer. It starts
-            // before the first build lists the vault, so no change is missed; the thread owns
-            // it and drops it when the service stops.
-            let _watcher = options.watch.then(|| worker.watch()).flatten();
-            worker.first_build(options.gate);
+            // The watcher is set up on this thread, once the first build is done (see
+            // `first_build`); the thread owns it and drops it when the service stops.
+            let _watcher = worker.first_build(options.gate, options.watch);
             worker.maintain();
         });
         if let Err(e) = spawned {
@@ -582,5 +579,33 @@ mod tests {
         let answer = receive.recv_timeout(Duration::from_secs(60));
         gate.open();
         assert_eq!(answer, Ok(false), "still waiting for a build that failed");
+    }
+
+    #[test]
+    fn a_note_written_during_the_first_build_is_indexed_and_then_watched() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "A note.").unwrap();
+        let vault = Arc::new(FsVault::open(dir.path()).unwrap());
+        let gate = BuildGate::new();
+        let options = IndexOptions { watch: true, poll: false, gate: Some(gate.clone()), threads: 1 };
+        let service = IndexService::start(vault, options);
+        assert!(gate.wait_reached(Duration::from_secs(60)));
+        // The build has listed the vault; the watcher starts once it is done.
+        assert!(!service.status().watching);
+        std::fs::write(dir.path().join("b.md"), "Written while the notes were read: zebrafish.").unwrap();
+        gate.open();
+        assert!(service.wait_ready(Duration::from_secs(60)));
+        let found = |word: &str| {
+            let view = service.view(&VaultPath::root()).unwrap();
+            view.search(&crate::index::Query::parse(word), &Scope::default(), 0, 10).total
+        };
+        assert_eq!(found("zebrafish"), 1, "the poll after the build reads the note the build missed");
+        assert!(service.status().watching);
+        std::fs::write(dir.path().join("c.md"), "Written once watched: okapi.").unwrap();
+        let start = Instant::now();
+        while found("okapi") == 0 && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(found("okapi"), 1, "the watcher reports a note written after the build");
     }
 }
