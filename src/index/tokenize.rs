@@ -63,6 +63,24 @@ pub struct Tokens<'a> {
     at: usize,
 }
 
+/// What an ASCII byte is to the tokenizer: 1 a letter or digit (part of a word), 0 anything
+/// else; bytes of characters outside ASCII are 2 (decoded to decide).
+const CLASS: [u8; 256] = {
+    let mut class = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        class[b] = if b >= 0x80 {
+            2
+        } else if (b as u8).is_ascii_alphanumeric() {
+            1
+        } else {
+            0
+        };
+        b += 1;
+    }
+    class
+};
+
 impl<'a> Iterator for Tokens<'a> {
     type Item = Token<'a>;
 
@@ -70,13 +88,10 @@ impl<'a> Iterator for Tokens<'a> {
         let bytes = self.text.as_bytes();
         // Skip to the start of a word; ASCII bytes are decided without decoding.
         let start = loop {
-            let &b = bytes.get(self.at)?;
-            if b < 0x80 {
-                if b.is_ascii_alphanumeric() {
-                    break self.at;
-                }
-                self.at += 1;
-                continue;
+            let skipped = bytes[self.at..].iter().position(|&b| CLASS[usize::from(b)] != 0)?;
+            self.at += skipped;
+            if bytes[self.at] < 0x80 {
+                break self.at;
             }
             let c = self.text[self.at..].chars().next()?;
             if is_cjk(c) {
@@ -89,13 +104,15 @@ impl<'a> Iterator for Tokens<'a> {
             }
             self.at += c.len_utf8();
         };
-        while let Some(&b) = bytes.get(self.at) {
-            if b < 0x80 {
-                if !b.is_ascii_alphanumeric() {
-                    break;
-                }
-                self.at += 1;
-                continue;
+        loop {
+            let run = bytes[self.at..].iter().position(|&b| CLASS[usize::from(b)] != 1);
+            let Some(run) = run else {
+                self.at = bytes.len();
+                break;
+            };
+            self.at += run;
+            if bytes[self.at] < 0x80 {
+                break;
             }
             let Some(c) = self.text[self.at..].chars().next() else { break };
             if is_cjk(c) || !is_word(c) {
