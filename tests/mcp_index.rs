@@ -203,6 +203,8 @@ fn varied_vault() -> tempfile::TempDir {
             "Retrieval-augmented generation: retrieve, then generate. Knowledge and a graph, apart.\n",
         ),
         ("Ideas/知识图谱.md", "关于知识图谱的笔记。Retrieval 检索.\n"),
+        // `#ml` in a code block is no tag: only the note's parse tells.
+        ("Ideas/Code.md", "A graph drawn in code:\n```\n#ml graph\n```\n"),
         (
             "Drafts/Old idea.md",
             "---\ntitle: 0x1F\nstatus: draft\n---\nAn old draft about retrieval and coffee. #ml\n",
@@ -234,6 +236,9 @@ async fn found_notes<C: rmcp::ClientHandler>(s: &Session<C>) -> Vec<(String, Val
         "retriev*",
         "retrieval -draft",
         "retrieval tag:ml",
+        "\"knowledge graph\" tag:ml",
+        "graph tag:ml",
+        "graph -tag:ml",
         "coffee -tag:travel",
         "zebra",
         "31",
@@ -287,6 +292,9 @@ async fn searches_scanned_while_building_find_what_the_index_finds() {
     assert_eq!(found("search_vault", "zebra"), ["Zebra crossing.md"]);
     assert_eq!(found("search_vault", "知识"), ["Ideas/知识图谱.md"]);
     assert_eq!(found("text_search", "retrieval tag:ml"), ["Drafts/Old idea.md"]);
+    assert_eq!(found("obsidian_global_search", "\"knowledge graph\" tag:ml"), ["Ideas/Graphs.md"]);
+    assert_eq!(found("search_vault", "graph tag:ml"), ["Ideas/Graphs.md"]);
+    assert_eq!(found("search_vault", "graph -tag:ml"), ["Ideas/Code.md", "Ideas/Retrieval.md"]);
     assert_eq!(
         found("obsidian_global_search", "retrieval -draft"),
         ["Daily/2024-01-01.md", "Ideas/Retrieval.md", "Ideas/知识图谱.md", "Reisen/Café Wien.md"]

@@ -2,9 +2,11 @@
 //! is read, on every core; a [`Sieve`] (a case-insensitive literal test, and the words written
 //! with letters outside ASCII folded) leaves out the notes that hold none of the query's words,
 //! which are only counted ([`LeftOut`]: how many, how many words); the others are tokenized for
-//! the query's words alone ([`Encoded::only`]: no parse, a vocabulary of a few words) and parsed
-//! only for tags when the query filters by tag. So every note scores as in an index of all the
-//! notes read, for a fraction of its cost; the best notes are parsed at the end for the graph.
+//! the query's words alone ([`Encoded::only`]: no parse, a vocabulary of a few words). When the
+//! query filters by tag, a note whose body may hold one of its tags (`#ml`, maybe in code) needs
+//! its parse to tell: only the notes the query's words find are parsed, read again once the
+//! others are counted. So every note scores as in an index of all the notes read, for a fraction
+//! of its cost; the best notes are parsed at the end for the graph.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -163,6 +165,8 @@ pub fn search_index(
     let parts = cores::map(&workers, 1, |_| reader.read_part(vault, &notes, &next));
     let mut text = TextBuilder::new();
     let mut left_out = LeftOut::default();
+    let mut untagged = Vec::new();
+    let workers = parts.len();
     for (worker, part) in parts.into_iter().enumerate() {
         text.adopt(worker, part.vocab.words_from(0));
         for doc in part.docs {
@@ -170,6 +174,31 @@ pub fn search_index(
         }
         left_out.notes += part.left_out.notes;
         left_out.words += part.left_out.words;
+        untagged.extend(part.untagged);
+    }
+    // The notes read without their tags: those the query's words find are read again, with them.
+    if !untagged.is_empty() {
+        let found: foldhash::HashSet<VaultPath> = text.index().matching_any(query).into_iter().collect();
+        let again: Vec<&FileMeta> = untagged.iter().filter(|m| found.contains(&m.path)).collect();
+        let runs: Vec<&[&FileMeta]> = again.chunks(BATCH).collect();
+        let read = cores::map(&runs, 4, |run| {
+            let mut vocab = Vocab::new();
+            let (mut wanted, mut docs) = (Folds::default(), Vec::new());
+            for meta in run.iter() {
+                let read = vault.read(&meta.path);
+                if matches!(read, Err(VaultError::NotFound { .. })) {
+                    continue;
+                }
+                docs.extend(reader.encode(&mut vocab, meta, &read, &mut wanted, true));
+            }
+            (vocab, docs)
+        });
+        for (i, (vocab, docs)) in read.into_iter().enumerate() {
+            text.adopt(workers + i, vocab.words_from(0));
+            for doc in docs {
+                text.push(workers + i, doc);
+            }
+        }
     }
     let mut text = text.finish();
     text.count_left_out(left_out);
@@ -212,6 +241,8 @@ struct Part {
     vocab: Vocab,
     docs: Vec<Encoded>,
     left_out: LeftOut,
+    /// The notes read without their tags (see [`Reader::encode`]).
+    untagged: Vec<FileMeta>,
 }
 
 impl Reader {
@@ -250,7 +281,12 @@ impl Reader {
 
     /// One thread: takes batches of `notes` until none is left.
     fn read_part(&self, vault: &dyn Vault, notes: &[FileMeta], next: &AtomicUsize) -> Part {
-        let mut part = Part { vocab: Vocab::new(), docs: Vec::new(), left_out: LeftOut::default() };
+        let mut part = Part {
+            vocab: Vocab::new(),
+            docs: Vec::new(),
+            left_out: LeftOut::default(),
+            untagged: Vec::new(),
+        };
         // The sieve's words and the query's (with the excluded ones) are looked up apart.
         let (mut sieved, mut wanted) = (Folds::default(), Folds::default());
         loop {
@@ -269,33 +305,69 @@ impl Reader {
                     part.left_out.words += u64::from(words);
                     continue;
                 }
-                let (title, tags) = self.titles_and_tags(meta, &read);
-                let mut keep = |raw: &str| self.wants(raw, &mut wanted);
-                let doc = Encoded::only(&mut part.vocab, meta.clone(), text, &title, &tags, &mut keep);
+                let doc = match self.encode(&mut part.vocab, meta, &read, &mut wanted, false) {
+                    Some(doc) => doc,
+                    None => {
+                        // Without its tags for now (the same title words as its parse gives).
+                        part.untagged.push(meta.clone());
+                        let mut keep = |raw: &str| self.wants(raw, &mut wanted);
+                        let title = titles_of(&meta.path, text);
+                        Encoded::only(&mut part.vocab, meta.clone(), text, &title, &[], &mut keep)
+                    }
+                };
                 part.docs.push(doc);
             }
         }
         part
     }
 
+    /// A note read for the query: its text's words the query asks about, its title words, and
+    /// its tags when the query filters by tag. `None` when the note's body may hold one of those
+    /// tags and `parse` is false: telling needs the note's parse, which only the notes the
+    /// query's words find are worth (see [`search_index`]).
+    fn encode(
+        &self,
+        vocab: &mut Vocab,
+        meta: &FileMeta,
+        read: &Result<String, VaultError>,
+        wanted: &mut Folds,
+        parse: bool,
+    ) -> Option<Encoded> {
+        let text = read.as_deref().unwrap_or("");
+        let (title, tags) = self.titles_and_tags(meta, read, parse)?;
+        let mut keep = |raw: &str| self.wants(raw, wanted);
+        Some(Encoded::only(vocab, meta.clone(), text, &title, &tags, &mut keep))
+    }
+
     /// The title words of a note, and its tags when the query filters by tag and the note may
     /// carry one of them: the tags its frontmatter gives, and when its body may hold one (`#tag`,
-    /// any case) those the note's parse finds (as the index parses it).
-    fn titles_and_tags(&self, meta: &FileMeta, read: &Result<String, VaultError>) -> (String, Vec<String>) {
+    /// any case) those the note's parse finds (as the index parses it); `None` then unless
+    /// `parse`, when the query has words (which tell the notes whose tags matter).
+    fn titles_and_tags(
+        &self,
+        meta: &FileMeta,
+        read: &Result<String, VaultError>,
+        parse: bool,
+    ) -> Option<(String, Vec<String>)> {
         let text = read.as_deref().unwrap_or("");
-        let Some((plain, hashed)) = &self.tags else { return (titles_of(&meta.path, text), Vec::new()) };
+        let Some((plain, hashed)) = &self.tags else {
+            return Some((titles_of(&meta.path, text), Vec::new()));
+        };
         let (yaml, body) = text.as_bytes().split_at(body_start(text));
         if hashed.is_match(body) {
+            if !parse && self.sieve.is_some() {
+                return None;
+            }
             let note = GraphNote::parse(meta, text);
-            return (title_words(&note), note.tags);
+            return Some((title_words(&note), note.tags));
         }
         if !plain.is_match(yaml) {
-            return (titles_of(&meta.path, text), Vec::new());
+            return Some((titles_of(&meta.path, text), Vec::new()));
         }
         // The body carries no tag of the query: the frontmatter's tell whether the note does.
         let frontmatter = Frontmatter::parse(text);
         let tags = frontmatter.tags().iter().map(|t| t.to_lowercase()).collect();
-        (title_text(&meta.path, &aliases(&frontmatter), &frontmatter.data), tags)
+        Some((title_text(&meta.path, &aliases(&frontmatter), &frontmatter.data), tags))
     }
 }
 

@@ -258,6 +258,11 @@ impl TextBuilder {
         self.index.push(doc);
     }
 
+    /// The index as built so far.
+    pub fn index(&self) -> &TextIndex {
+        &self.index
+    }
+
     /// The index, every table shrunk to fit.
     pub fn finish(mut self) -> TextIndex {
         self.index.shrink();

@@ -198,6 +198,20 @@ impl TextIndex {
         Page { hits, total, relaxed }
     }
 
+    /// The notes that match at least one of `query`'s words or phrases, its filters aside: every
+    /// note a search for it may answer with, relaxed or not.
+    pub fn matching_any(&self, query: &Query) -> Vec<VaultPath> {
+        let mut acc = Acc::new(self.docs.len());
+        for (bit, clause) in query.must.iter().take(MAX_CLAUSES).enumerate() {
+            self.score(clause, bit, &mut acc);
+        }
+        acc.touched
+            .iter()
+            .filter(|&&d| acc.masks[d as usize] != 0)
+            .map(|&d| self.path_of(d).clone())
+            .collect()
+    }
+
     /// Adds each note's score for `clause` and marks it with `bit`.
     fn score(&self, clause: &Clause, bit: usize, acc: &mut Acc) {
         let avg = self.avg_len();
