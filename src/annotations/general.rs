@@ -71,6 +71,17 @@ fn is_colour_word(word: &str) -> bool {
     zotero_hex_of_name(word).is_some() || ["black", "white", "cyan"].contains(&word)
 }
 
+/// Whether an ASCII word, in any case, may be a type word or a colour word (a cheap test before
+/// lowercasing it).
+fn is_type_or_colour_ascii(word: &str) -> bool {
+    let mut lower = [0u8; 24];
+    let Some(buf) = lower.get_mut(..word.len()) else { return false };
+    buf.copy_from_slice(word.as_bytes());
+    buf.make_ascii_lowercase();
+    let lower = std::str::from_utf8(buf).unwrap_or("");
+    TYPE_WORDS.contains(&lower) || is_colour_word(lower)
+}
+
 /// The colour whose label (one of the templates' colour labels) `title` is.
 fn label_colour(labels: &[ColorEntry], title: &str) -> Option<String> {
     let title = title.trim();
@@ -1214,8 +1225,8 @@ fn take_pages(rest: &mut String, info: &mut Info) {
                 .strip_prefix('@')
                 .and_then(|k| k.split_once([',', ' ']))
                 .map_or(inner, |(_, p)| p.trim());
-            let lower = locator.to_lowercase();
-            if (lower.starts_with("p.") || lower.starts_with("pp.") || lower.starts_with("page"))
+            let starts = |p: &str| locator.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
+            if (starts("p.") || starts("pp.") || starts("page"))
                 && let Some(p) = page_of_locator(locator)
             {
                 info.page.get_or_insert(p);
@@ -1279,8 +1290,16 @@ fn take_words(rest: &mut String, info: &mut Info) {
     };
     let mut kept: Vec<&str> = Vec::new();
     for w in tail.split(' ') {
-        let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-        let bare = if bare.is_empty() { w.trim().to_string() } else { bare };
+        let trimmed = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let trimmed = if trimmed.is_empty() { w.trim() } else { trimmed };
+        // Most words are neither: in ASCII and not one of them, they are kept without being
+        // lowercased.
+        if trimmed.is_ascii() && !is_type_or_colour_ascii(trimmed) {
+            kept.push(w);
+            continue;
+        }
+        let lower = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let bare = if lower.is_empty() { w.trim().to_string() } else { lower };
         if TYPE_WORDS.contains(&bare.as_str()) && info.label.is_none() {
             info.label = Some(bare);
         } else if is_colour_word(&bare) && info.color.name.is_none() && info.color.hex.is_none() {

@@ -489,9 +489,12 @@ fn quality<'a>(annotations: impl Iterator<Item = &'a Annotation>) -> i64 {
     annotations
         .map(|a| {
             let dirty = [a.text.as_deref(), a.comment.as_deref()].into_iter().flatten().any(|t| {
-                ["zotero://", "file://", "<mark", "<span", "</", "<br", "\n#", "%%"]
-                    .iter()
-                    .any(|m| t.contains(m))
+                // Each marker is looked for only when its first byte is in the text.
+                let has = |m: &str| memchr::memmem::find(t.as_bytes(), m.as_bytes()).is_some();
+                let bytes = t.as_bytes();
+                (memchr::memchr(b'<', bytes).is_some() && ["<mark", "<span", "</", "<br"].iter().any(|m| has(m)))
+                    || (memchr::memchr(b':', bytes).is_some() && (has("zotero://") || has("file://")))
+                    || (memchr::memchr2(b'\n', b'%', bytes).is_some() && (has("\n#") || has("%%")))
                     // A heading above other lines was swallowed; a one-line `##` comment is the
                     // user's (Zotero comments that mark a highlight as a heading).
                     || t.starts_with('#') && t.contains('\n')
