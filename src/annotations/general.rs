@@ -877,16 +877,17 @@ fn info(raw: &str) -> Info {
         t.rsplit([' ', '^']).next().is_some_and(is_zotlit_id) && (t.starts_with('^') || t.contains(" ^"));
     loop {
         let before = t.len();
-        if let Some(i) =
-            t.rfind(" ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
+        if memchr::memchr(b'^', t.as_bytes()).is_some()
+            && let Some(i) =
+                t.rfind(" ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
         {
             t.truncate(i);
         }
         if t.starts_with('^') && !t.contains(' ') {
             t.clear();
         }
-        if let Some(i) = t.rfind("[[")
-            && t.ends_with("]]")
+        if t.ends_with("]]")
+            && let Some(i) = t.rfind("[[")
             && t[i + 2..].starts_with(|c: char| c.is_ascii_digit())
         {
             t.truncate(i);
@@ -1059,7 +1060,11 @@ fn take_links(rest: &mut String, info: &mut Info) {
     }
     out.push_str(s);
     // Empty parentheses left by `([p. 3](…))`.
-    *rest = out.replace("()", "").replace("( )", "");
+    *rest = if out.contains("()") || out.contains("( )") {
+        out.replace("()", "").replace("( )", "")
+    } else {
+        out
+    };
 }
 
 /// Removes a page word (`Seite`, `Page`, `p.`, `S.`, `pág.`, `стр.`) that ends `out`.

@@ -107,8 +107,15 @@ pub fn read(
         let line = lines.get(i);
         let head = lines.offset(i) < annotations_from;
         // `**Author**:: Lee, A.</br> **Author**:: Chen, B.`: fields a template put on one line.
-        let segments: Vec<&str> =
-            if line.matches("::").count() > 1 { split_breaks(line) } else { vec![line] };
+        // A field has a colon; most lines of an annotation note have none.
+        let colon = memchr::memchr(b':', line.as_bytes()).is_some();
+        let segments: Vec<&str> = if !colon {
+            Vec::new()
+        } else if memchr::memmem::find_iter(line.as_bytes(), b"::").nth(1).is_some() {
+            split_breaks(line)
+        } else {
+            vec![line]
+        };
         let mut was_field = false;
         for segment in segments {
             let Some((key, value)) = field(segment).or_else(|| head.then(|| plain_field(segment)).flatten())
