@@ -189,7 +189,7 @@ pub fn search_index(
                 if matches!(read, Err(VaultError::NotFound { .. })) {
                     continue;
                 }
-                docs.extend(reader.encode(&mut vocab, meta, &read, &mut wanted, true));
+                docs.push(reader.encode(&mut vocab, meta, &read, &mut wanted, true).0);
             }
             (vocab, docs)
         });
@@ -305,16 +305,10 @@ impl Reader {
                     part.left_out.words += u64::from(words);
                     continue;
                 }
-                let doc = match self.encode(&mut part.vocab, meta, &read, &mut wanted, false) {
-                    Some(doc) => doc,
-                    None => {
-                        // Without its tags for now (the same title words as its parse gives).
-                        part.untagged.push(meta.clone());
-                        let mut keep = |raw: &str| self.wants(raw, &mut wanted);
-                        let title = titles_of(&meta.path, text);
-                        Encoded::only(&mut part.vocab, meta.clone(), text, &title, &[], &mut keep)
-                    }
-                };
+                let (doc, tagged) = self.encode(&mut part.vocab, meta, &read, &mut wanted, false);
+                if !tagged {
+                    part.untagged.push(meta.clone());
+                }
                 part.docs.push(doc);
             }
         }
@@ -322,9 +316,8 @@ impl Reader {
     }
 
     /// A note read for the query: its text's words the query asks about, its title words, and
-    /// its tags when the query filters by tag. `None` when the note's body may hold one of those
-    /// tags and `parse` is false: telling needs the note's parse, which only the notes the
-    /// query's words find are worth (see [`search_index`]).
+    /// its tags when the query filters by tag; and whether its tags are in it (see
+    /// [`Reader::titles_and_tags`]).
     fn encode(
         &self,
         vocab: &mut Vocab,
@@ -332,42 +325,45 @@ impl Reader {
         read: &Result<String, VaultError>,
         wanted: &mut Folds,
         parse: bool,
-    ) -> Option<Encoded> {
+    ) -> (Encoded, bool) {
         let text = read.as_deref().unwrap_or("");
-        let (title, tags) = self.titles_and_tags(meta, read, parse)?;
+        let (title, tags) = self.titles_and_tags(meta, read, parse);
         let mut keep = |raw: &str| self.wants(raw, wanted);
-        Some(Encoded::only(vocab, meta.clone(), text, &title, &tags, &mut keep))
+        let tagged = tags.is_some();
+        (Encoded::only(vocab, meta.clone(), text, &title, &tags.unwrap_or_default(), &mut keep), tagged)
     }
 
     /// The title words of a note, and its tags when the query filters by tag and the note may
     /// carry one of them: the tags its frontmatter gives, and when its body may hold one (`#tag`,
-    /// any case) those the note's parse finds (as the index parses it); `None` then unless
-    /// `parse`, when the query has words (which tell the notes whose tags matter).
+    /// any case) those the note's parse finds (as the index parses it). Those are `None` (not
+    /// read yet) unless `parse` or the query has no words: telling needs the note's parse, which
+    /// only the notes the query's words find are worth (see [`search_index`]).
     fn titles_and_tags(
         &self,
         meta: &FileMeta,
         read: &Result<String, VaultError>,
         parse: bool,
-    ) -> Option<(String, Vec<String>)> {
+    ) -> (String, Option<Vec<String>>) {
         let text = read.as_deref().unwrap_or("");
         let Some((plain, hashed)) = &self.tags else {
-            return Some((titles_of(&meta.path, text), Vec::new()));
+            return (titles_of(&meta.path, text), Some(Vec::new()));
         };
         let (yaml, body) = text.as_bytes().split_at(body_start(text));
         if hashed.is_match(body) {
             if !parse && self.sieve.is_some() {
-                return None;
+                // The same title words as the note's parse gives.
+                return (titles_of(&meta.path, text), None);
             }
             let note = GraphNote::parse(meta, text);
-            return Some((title_words(&note), note.tags));
+            return (title_words(&note), Some(note.tags));
         }
         if !plain.is_match(yaml) {
-            return Some((titles_of(&meta.path, text), Vec::new()));
+            return (titles_of(&meta.path, text), Some(Vec::new()));
         }
         // The body carries no tag of the query: the frontmatter's tell whether the note does.
         let frontmatter = Frontmatter::parse(text);
         let tags = frontmatter.tags().iter().map(|t| t.to_lowercase()).collect();
-        Some((title_text(&meta.path, &aliases(&frontmatter), &frontmatter.data), tags))
+        (title_text(&meta.path, &aliases(&frontmatter), &frontmatter.data), Some(tags))
     }
 }
 
