@@ -562,15 +562,23 @@ impl Shared {
 mod tests {
     use super::*;
 
-    #[test]
-    fn waiting_for_the_index_ends_when_its_build_failed() {
+    /// A service over a vault of one note whose first build is held once it has listed the
+    /// vault (no polling; watching as `watch` says).
+    fn held(watch: bool) -> (tempfile::TempDir, IndexService, BuildGate) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.md"), "A note.").unwrap();
         let vault = Arc::new(FsVault::open(dir.path()).unwrap());
         let gate = BuildGate::new();
-        let options = IndexOptions { watch: false, poll: false, gate: Some(gate.clone()), threads: 1 };
-        let service = Arc::new(IndexService::start(vault, options));
+        let options = IndexOptions { watch, poll: false, gate: Some(gate.clone()), threads: 1 };
+        let service = IndexService::start(vault, options);
         assert!(gate.wait_reached(Duration::from_secs(60)));
+        (dir, service, gate)
+    }
+
+    #[test]
+    fn waiting_for_the_index_ends_when_its_build_failed() {
+        let (_dir, service, gate) = held(false);
+        let service = Arc::new(service);
         // As when a worker reading the notes failed.
         service.shared.info().state = State::Failed;
         let (send, receive) = std::sync::mpsc::channel();
@@ -583,13 +591,7 @@ mod tests {
 
     #[test]
     fn a_note_written_during_the_first_build_is_indexed_and_then_watched() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.md"), "A note.").unwrap();
-        let vault = Arc::new(FsVault::open(dir.path()).unwrap());
-        let gate = BuildGate::new();
-        let options = IndexOptions { watch: true, poll: false, gate: Some(gate.clone()), threads: 1 };
-        let service = IndexService::start(vault, options);
-        assert!(gate.wait_reached(Duration::from_secs(60)));
+        let (dir, service, gate) = held(true);
         // The build has listed the vault; the watcher starts once it is done.
         assert!(!service.status().watching);
         std::fs::write(dir.path().join("b.md"), "Written while the notes were read: zebrafish.").unwrap();
