@@ -103,18 +103,9 @@ impl Drop for Server {
     }
 }
 
-/// The Markdown files under `dir`: their number.
-fn note_count(dir: &std::path::Path) -> usize {
-    walk(dir).len()
-}
-
-/// The Markdown files under `dir`: their total size.
-fn markdown_bytes(dir: &std::path::Path) -> u64 {
-    walk(dir).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
-}
-
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// The Markdown files under `dir`: how many, and their total size.
+fn markdown(dir: &std::path::Path) -> (usize, u64) {
+    let (mut notes, mut bytes) = (0, 0);
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
@@ -122,11 +113,12 @@ fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "md") {
-                out.push(p);
+                notes += 1;
+                bytes += e.metadata().map_or(0, |m| m.len());
             }
         }
     }
-    out
+    (notes, bytes)
 }
 
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
@@ -138,14 +130,15 @@ fn main() {
     let notes: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
     let only_first = std::env::args().skip(1).any(|a| a == "first");
     let temp = tempfile::tempdir().unwrap();
-    let (dir, bytes) = match std::env::var_os("SCHOLIA_BENCH_VAULT") {
+    let (dir, count, bytes) = match std::env::var_os("SCHOLIA_BENCH_VAULT") {
         Some(given) => {
             let dir = PathBuf::from(given);
-            (dir.clone(), markdown_bytes(&dir))
+            let (count, bytes) = markdown(&dir);
+            (dir, count, bytes)
         }
-        None => (temp.path().to_path_buf(), vaultgen::write_vault(temp.path(), notes, 42).unwrap()),
+        None => (temp.path().to_path_buf(), notes, vaultgen::write_vault(temp.path(), notes, 42).unwrap()),
     };
-    println!("vault: {} notes, {:.1} MB of Markdown", note_count(&dir), bytes as f64 / 1e6);
+    println!("vault: {count} notes, {:.1} MB of Markdown", bytes as f64 / 1e6);
     if only_first {
         first_searches(&dir);
         return;
