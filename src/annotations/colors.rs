@@ -137,13 +137,48 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
     if name.len() > LONGEST_NAME || name.is_empty() {
         return None;
     }
+    let of = |name: &str| COLOUR_NAMES.iter().find(|(_, names)| names.contains(&name)).map(|(hex, _)| *hex);
+    if name.is_ascii() {
+        if !(ASCII_NAME_LENGTHS.0..=ASCII_NAME_LENGTHS.1).contains(&name.len()) {
+            return None;
+        }
+        // Lowercased on the stack: most words asked about are short ASCII words.
+        let mut buf = [0u8; LONGEST_NAME];
+        let lower = &mut buf[..name.len()];
+        lower.copy_from_slice(name.as_bytes());
+        lower.make_ascii_lowercase();
+        return of(std::str::from_utf8(lower).unwrap_or(""));
+    }
     let lower = name.to_lowercase();
-    let name = lower.trim_end_matches('\u{fe0f}');
-    COLOUR_NAMES.iter().find(|(_, names)| names.contains(&name)).map(|(hex, _)| *hex)
+    of(lower.trim_end_matches('\u{fe0f}'))
 }
 
 /// Bytes in the longest name of [`COLOUR_NAMES`] (with an emoji variation selector after it).
 const LONGEST_NAME: usize = 24;
+
+/// The shortest and the longest ASCII name of [`COLOUR_NAMES`], in bytes.
+const ASCII_NAME_LENGTHS: (usize, usize) = {
+    let (mut min, mut max) = (usize::MAX, 0);
+    let mut c = 0;
+    while c < COLOUR_NAMES.len() {
+        let names = COLOUR_NAMES[c].1;
+        let mut n = 0;
+        while n < names.len() {
+            let name = names[n];
+            if name.is_ascii() {
+                if name.len() < min {
+                    min = name.len();
+                }
+                if name.len() > max {
+                    max = name.len();
+                }
+            }
+            n += 1;
+        }
+        c += 1;
+    }
+    (min, max)
+};
 
 /// Each Zotero colour and its names: English, Spanish, Portuguese, French, Italian, German,
 /// Dutch, Russian, Chinese, Japanese, then the emoji of its colour.

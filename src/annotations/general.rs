@@ -11,11 +11,13 @@ use std::borrow::Cow;
 use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
-use super::text::{annotation_key, is_zotlit_id, label_page, mark_open, page_of_locator, strip_prefix_ci};
+use super::text::{
+    annotation_key, find_short, is_zotlit_id, label_page, mark_open, page_of_locator, rfind, strip_prefix_ci,
+};
 
 /// What one line holds.
 #[derive(Debug, Default, Clone)]
-struct Info {
+struct Info<'a> {
     /// Blockquote depth.
     depth: usize,
     blank: bool,
@@ -31,7 +33,7 @@ struct Info {
     color: ColorSource,
     label: Option<String>,
     /// The line without markup, links, labels: what could be text or comment.
-    rest: String,
+    rest: Cow<'a, str>,
     /// The line starts with Zotero's citation of the item (`([Author, 2021, p. 5](zotero://select/…))`):
     /// Zotero's export prints a highlight's text before it, so words after it are a note's comment.
     cited_first: bool,
@@ -50,7 +52,7 @@ struct Info {
     title_colour: Option<String>,
 }
 
-impl Info {
+impl Info<'_> {
     fn anchored(&self) -> bool {
         self.link.is_some() || self.page.is_some() || self.image.is_some() || self.keyed
     }
@@ -74,12 +76,9 @@ fn is_colour_word(word: &str) -> bool {
 /// Whether an ASCII word, in any case, may be a type word or a colour word (a cheap test before
 /// lowercasing it).
 fn is_type_or_colour_ascii(word: &str) -> bool {
-    let mut lower = [0u8; 24];
-    let Some(buf) = lower.get_mut(..word.len()) else { return false };
-    buf.copy_from_slice(word.as_bytes());
-    buf.make_ascii_lowercase();
-    let lower = std::str::from_utf8(buf).unwrap_or("");
-    TYPE_WORDS.contains(&lower) || is_colour_word(lower)
+    is_type_word(word).is_some()
+        || zotero_hex_of_name(word).is_some()
+        || ["black", "white", "cyan"].iter().any(|c| c.eq_ignore_ascii_case(word))
 }
 
 /// The colour whose label (one of the templates' colour labels) `title` is.
@@ -91,7 +90,7 @@ fn label_colour(labels: &[ColorEntry], title: &str) -> Option<String> {
 /// Reads every anchored annotation in `lines`; `labels` are the colour labels of the vault's
 /// templates, which group headings may print.
 pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
-    let mut infos: Vec<Info> = (0..lines.len()).map(|i| info(lines.get(i))).collect();
+    let mut infos: Vec<Info<'_>> = (0..lines.len()).map(|i| info(lines.get(i))).collect();
     // ZotLit's first notes hold each highlight in a `zotero-annot` code block: its fences are
     // no more than blank lines.
     for (i, info) in infos.iter_mut().enumerate() {
@@ -153,8 +152,8 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         // heads: one image annotation.
         // So is an image with the link below it (`![](KEY.png)` then `[Go to annotation](…)`).
         let (link_only, image_only) = (
-            |i: &Info| i.link.is_some() && i.image.is_none() && !has_word(&i.rest),
-            |i: &Info| i.image.is_some() && i.link.is_none() && !has_word(&i.rest),
+            |i: &Info<'_>| i.link.is_some() && i.image.is_none() && !has_word(&i.rest),
+            |i: &Info<'_>| i.image.is_some() && i.link.is_none() && !has_word(&i.rest),
         );
         if let Some(&n) = anchors.get(k + 1)
             && (link_only(&infos[b]) && image_only(&infos[n])
@@ -238,7 +237,7 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
 /// BibNotes prints an image annotation's comment above the image, as a quoted bold paragraph of
 /// its own (`>  **comment**`, a blank line, then `![](…image.png)[ ](zotero://…)`): each image
 /// anchor with such a paragraph above it, and the paragraph's line.
-fn image_comments_above(infos: &[Info]) -> Vec<(usize, usize)> {
+fn image_comments_above(infos: &[Info<'_>]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for n in 2..infos.len() {
         let (image, j) = (&infos[n], n - 2);
@@ -259,12 +258,12 @@ fn image_comments_above(infos: &[Info]) -> Vec<(usize, usize)> {
 }
 
 /// Whether a line is plain text that can continue an annotation's text from above.
-fn joins_above(info: &Info) -> bool {
+fn joins_above(info: &Info<'_>) -> bool {
     !info.blank && !info.anchored() && !info.heading
 }
 
 /// Lines outside annotations: code blocks, metadata callouts, HTML, the frontmatter-like head.
-fn skipped(lines: &Lines<'_>, infos: &[Info]) -> Vec<bool> {
+fn skipped(lines: &Lines<'_>, infos: &[Info<'_>]) -> Vec<bool> {
     let mut skip = vec![false; infos.len()];
     let mut i = 0;
     while i < infos.len() {
@@ -299,7 +298,7 @@ fn skipped(lines: &Lines<'_>, infos: &[Info]) -> Vec<bool> {
 }
 
 /// Whether the callout header at `i` is nested in a callout whose lines above it hold an anchor.
-fn in_anchored_callout(infos: &[Info], i: usize) -> bool {
+fn in_anchored_callout(infos: &[Info<'_>], i: usize) -> bool {
     let depth = infos[i].depth;
     depth > 1
         && infos[..i]
@@ -311,14 +310,14 @@ fn in_anchored_callout(infos: &[Info], i: usize) -> bool {
 }
 
 /// Where the lines that can belong to the record anchored at `b` end.
-fn draft_end(infos: &[Info], skip: &[bool], b: usize, limit: usize) -> usize {
+fn draft_end(infos: &[Info<'_>], skip: &[bool], b: usize, limit: usize) -> usize {
     (b + 1..limit).find(|&j| infos[j].heading || skip[j]).unwrap_or(limit)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn record(
     lines: &Lines<'_>,
-    infos: &[Info],
+    infos: &[Info<'_>],
     skip: &[bool],
     a: usize,
     b: usize,
@@ -352,8 +351,8 @@ fn record(
         });
     let inline = !titled && (a..=b).any(|i| has_word(&infos[i].rest));
     let mut first = a;
-    let mut text: Vec<String> = Vec::new();
-    let mut comment: Vec<String> = Vec::new();
+    let mut text: Vec<Cow<'_, str>> = Vec::new();
+    let mut comment: Vec<Cow<'_, str>> = Vec::new();
     let mut after = b + 1;
     // Whether line `j` is plain text that can continue an annotation's text from above.
     let joins = |j: usize| joins_above(&infos[j]) && !skip[j];
@@ -409,7 +408,7 @@ fn record(
             }
             // `text (p. 2)<br>💬 comment`: a labelled line after a break starts the comment.
             let (rest, labelled) = match rest.find('\n').filter(|&n| is_labelled(&rest[n + 1..])) {
-                Some(n) => (&rest[..n], Some(strip_label(&rest[n + 1..]).to_string())),
+                Some(n) => (&rest[..n], Some(strip_label(&rest[n + 1..]))),
                 None => (rest, None),
             };
             let rest = task_box_off(rest);
@@ -418,18 +417,22 @@ fn record(
                 let after = rest.strip_prefix(m)?.trim();
                 // `<mark>text</mark> [Page 3](…)\t - comment`: a list marker before the comment.
                 let after = after.strip_prefix("- ").unwrap_or(after).trim();
-                Some((m.to_string(), (!after.is_empty()).then(|| strip_label(after).to_string())))
+                Some((m, (!after.is_empty()).then(|| strip_label(after))))
             });
             let (t, c) = marked
                 .or_else(|| bibnotes_split(rest))
                 .or_else(|| quoted_comment_after(rest))
                 .unwrap_or_else(|| split_inline(rest));
-            text.push(t);
+            text.push(Cow::Borrowed(t));
             // `“text”，as the user's sentence goes on`: not a comment.
-            comment.extend(c.filter(|c| {
-                !(go_to && c.starts_with(|ch: char| ch.is_ascii_punctuation() || "，。；：、".contains(ch)))
-            }));
-            comment.extend(labelled);
+            comment.extend(
+                c.filter(|c| {
+                    !(go_to
+                        && c.starts_with(|ch: char| ch.is_ascii_punctuation() || "，。；：、".contains(ch)))
+                })
+                .map(Cow::Borrowed),
+            );
+            comment.extend(labelled.map(Cow::Borrowed));
         }
     } else {
         let block_start = infos[a].blank || a == 0 || infos[a - 1].blank || infos[a].callout;
@@ -457,7 +460,7 @@ fn record(
                 && let Some(last) = text.last_mut()
                 && let Some(head) = last.trim_end().strip_suffix('"')
             {
-                *last = head.to_string();
+                *last = Cow::Owned(head.to_string());
             }
         } else {
             // The anchor heads its lines: text up to a blank line, a divider or a label.
@@ -516,7 +519,7 @@ fn record(
         if rest == "---" || rest.is_empty() {
             // A blank line between the comment's paragraphs stays a paragraph break.
             if comment.last().is_some_and(|c| !c.is_empty()) {
-                comment.push(String::new());
+                comment.push(Cow::Borrowed(""));
             }
             i += 1;
             continue;
@@ -543,7 +546,7 @@ fn record(
             continue;
         }
         let line = strip_label(line);
-        comment.push(unwrap_emphasis(line.trim()).to_string());
+        comment.push(Cow::Borrowed(unwrap_emphasis(line.trim())));
         i += 1;
     }
     while text.last().is_some_and(|t| t.trim().is_empty()) {
@@ -563,7 +566,7 @@ fn record(
 
 /// A line of the block above the anchor that is only the template's type label (`<span
 /// class="note" style="…">note</span>` over a sticky note's lines) gives the draft its type.
-fn take_label_line(d: &mut Draft<'static>, block: &[Info]) {
+fn take_label_line(d: &mut Draft<'static>, block: &[Info<'_>]) {
     if d.label.is_none()
         && let Some(label) =
             block.iter().find(|i| i.label.is_some() && !has_word(&i.rest)).and_then(|i| i.label.clone())
@@ -591,26 +594,26 @@ fn task_box_off(line: &str) -> &str {
 
 /// BibNotes Formatter's line: `*“«text»”*`, or with a comment `*“comment** *“«text»”*` (the
 /// comment printed first), either wrapped in `==…==` for a red highlight.
-fn bibnotes_split(rest: &str) -> Option<(String, Option<String>)> {
+fn bibnotes_split(rest: &str) -> Option<(&str, Option<&str>)> {
     let t = rest.trim();
     let t = t.strip_prefix("==").unwrap_or(t);
     let t = t.strip_suffix("==").unwrap_or(t).trim();
     // A section title highlighted in the PDF: `# «Title»`.
     if let Some(title) = t.strip_prefix("# «").and_then(|x| x.strip_suffix('»')) {
-        return Some((title.to_string(), None));
+        return Some((title, None));
     }
     let body = t.strip_prefix("*“")?.strip_suffix("»”*")?;
     if let Some(text) = body.strip_prefix('«') {
-        return Some((text.to_string(), None));
+        return Some((text, None));
     }
     let (comment, text) = body.split_once("** *“«")?;
     let comment = comment.trim();
-    Some((text.to_string(), (!comment.is_empty()).then(|| comment.to_string())))
+    Some((text, (!comment.is_empty()).then_some(comment)))
 }
 
 /// `*“text”* >  **comment**`: a comment BibNotes prints as a quote on the highlight's line, after
 /// its link.
-fn quoted_comment_after(rest: &str) -> Option<(String, Option<String>)> {
+fn quoted_comment_after(rest: &str) -> Option<(&str, Option<&str>)> {
     let (text, comment) = rest.split_once(" >")?;
     let text = text.trim();
     let comment = comment.trim();
@@ -618,11 +621,11 @@ fn quoted_comment_after(rest: &str) -> Option<(String, Option<String>)> {
         return None;
     }
     let comment = super::text::strip_bold(comment);
-    Some((text.to_string(), (!comment.is_empty()).then(|| comment.to_string())))
+    Some((text, (!comment.is_empty()).then_some(comment)))
 }
 
 /// `“text” comment` on one line: the quoted part is the text, what follows the comment.
-fn split_inline(rest: &str) -> (String, Option<String>) {
+fn split_inline(rest: &str) -> (&str, Option<&str>) {
     let t = rest.trim();
     for (open, close) in [('“', '”'), ('"', '"'), ('"', '”'), ('«', '»'), ('„', '“')] {
         if let Some(body) = t.strip_prefix(open)
@@ -630,10 +633,10 @@ fn split_inline(rest: &str) -> (String, Option<String>) {
         {
             let after = body[end + close.len_utf8()..].trim();
             let after = strip_label(after.trim_start_matches(['-', '–', '—', ':', ' ']));
-            return (body[..end].to_string(), (!after.is_empty()).then(|| after.to_string()));
+            return (&body[..end], (!after.is_empty()).then_some(after));
         }
     }
-    (t.to_string(), None)
+    (t, None)
 }
 
 fn clean_text(text: &str) -> String {
@@ -799,14 +802,15 @@ fn colour_word(line: &str) -> Option<String> {
 }
 
 /// Reads one line.
-fn info(raw: &str) -> Info {
+fn info(raw: &str) -> Info<'_> {
     let mut depth = 0;
     let mut inner = raw.trim_start();
     while let Some(r) = inner.strip_prefix('>') {
         depth += 1;
         inner = r.trim_start_matches(' ');
     }
-    let mut info = Info { depth, blank: inner.trim().is_empty(), ..Info::default() };
+    let inner = inner.trim();
+    let mut info = Info { depth, blank: inner.is_empty(), ..Info::default() };
     if info.blank {
         return info;
     }
@@ -815,16 +819,16 @@ fn info(raw: &str) -> Info {
     let bytes = inner.as_bytes();
     if memchr::memchr3(b'[', b'<', b'!', bytes).is_none()
         && memchr::memchr3(b'^', b'*', b'%', bytes).is_none()
-        && memchr::memmem::find(bytes, b"(p").is_none()
-        && !bytes.trim_ascii_end().ends_with(b")")
+        && find_short(inner, "(p").is_none()
+        && !bytes.ends_with(b")")
     {
-        info.rest = inner.trim().to_string();
+        info.rest = Cow::Borrowed(inner);
         return info;
     }
-    let mut rest = inner.trim().to_string();
-    info.cited_first =
-        rest.starts_with("([") && rest.find("](zotero://select/").is_some_and(|m| !rest[..m].contains(']'));
-    if let Some(header) = rest.strip_prefix("[!") {
+    let mut rest = Cow::Borrowed(inner);
+    info.cited_first = inner.starts_with("([")
+        && find_short(inner, "](zotero://select/").is_some_and(|m| !inner[..m].contains(']'));
+    if let Some(header) = inner.strip_prefix("[!") {
         info.callout = true;
         let close = header.find(']').unwrap_or(header.len());
         let meta = &header[..close];
@@ -839,20 +843,20 @@ fn info(raw: &str) -> Info {
             // `> [!yellow]`, `> [!amarillo]`: a callout type per colour.
             set_colour(&mut info.color, meta);
         }
-        rest = after.trim().to_string();
+        rest = Cow::Borrowed(after.trim());
     }
     let whole_mark = {
         let t = rest.trim();
         (t.starts_with("<span") || t.starts_with("<mark"))
             && (t.ends_with("</span>") || t.ends_with("</mark>"))
-            && t.matches("</").count() == 1
+            && memchr::memmem::find_iter(t.as_bytes(), b"</").count() == 1
     };
     info.lead_mark = lead_mark(&rest);
     take_marks(&mut rest, &mut info);
     info.marked = whole_mark
         && (info.color.hex.is_some() || info.color.name.is_some())
         && !rest.trim().is_empty()
-        && !TYPE_WORDS.contains(&rest.trim().to_lowercase().as_str());
+        && is_type_word(rest.trim()).is_none();
     take_links(&mut rest, &mut info);
     let mut other_image = None;
     take_images(&mut rest, &mut info, &mut other_image);
@@ -866,60 +870,88 @@ fn info(raw: &str) -> Info {
     let coloured = info.color.hex.is_some() || info.color.name.is_some();
     if info.anchored() || info.callout {
         take_words(&mut rest, &mut info);
-    } else if coloured && TYPE_WORDS.contains(&rest.trim().to_lowercase().as_str()) {
+    } else if coloured && let Some(word) = is_type_word(rest.trim()) {
         // `<mark style="…">Highlight</mark>` heading the annotation's lines: a label, not text.
-        info.label = Some(rest.trim().to_lowercase());
-        rest.clear();
+        info.label = Some(word.to_string());
+        rest = Cow::Borrowed("");
     }
     // Block ids, timestamps, tags at the end.
-    let mut t = rest.trim_end().to_string();
-    info.zotlit_id =
-        t.rsplit([' ', '^']).next().is_some_and(is_zotlit_id) && (t.starts_with('^') || t.contains(" ^"));
+    let mut t: &str = rest.trim_end();
+    info.zotlit_id = memchr::memchr(b'^', t.as_bytes()).is_some()
+        && t.rsplit([' ', '^']).next().is_some_and(is_zotlit_id)
+        && (t.starts_with('^') || t.contains(" ^"));
     loop {
         let before = t.len();
-        if memchr::memchr(b'^', t.as_bytes()).is_some()
-            && let Some(i) =
-                t.rfind(" ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
-        {
-            t.truncate(i);
-        }
-        if t.starts_with('^') && !t.contains(' ') {
-            t.clear();
+        if memchr::memchr(b'^', t.as_bytes()).is_some() {
+            if let Some(i) =
+                rfind(t, " ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
+            {
+                t = &t[..i];
+            }
+            if t.starts_with('^') && !t.contains(' ') {
+                t = "";
+            }
         }
         if t.ends_with("]]")
-            && let Some(i) = t.rfind("[[")
+            && let Some(i) = rfind(t, "[[")
             && t[i + 2..].starts_with(|c: char| c.is_ascii_digit())
         {
-            t.truncate(i);
+            t = &t[..i];
         }
         // `text%% begin KEY %%%% end KEY %%`: an empty block persisted per annotation.
         if t.ends_with(" %%")
-            && let Some(at) = t.rfind("%% begin ")
-            && t[at..].contains("%% end ")
+            && let Some(at) = rfind(t, "%% begin ")
+            && find_short(&t[at..], "%% end ").is_some()
         {
-            t.truncate(at);
+            t = &t[..at];
         }
         // `*“text”* [(p. 3)](zotero://…)-`: a dash the template glued after the link.
         if info.link.is_some()
             && let Some(head) = t.strip_suffix(['-', '–'])
             && !head.ends_with(|c: char| c.is_alphanumeric())
         {
-            t.truncate(head.len());
+            t = head;
         }
-        t.truncate(t.trim_end().len());
+        t = t.trim_end();
         if t.len() == before {
             break;
         }
     }
-    info.rest = t;
+    // `t` is the start of `rest`: only its end was cut.
+    let len = t.len();
+    narrow(&mut rest, 0, len);
+    info.rest = rest;
     info
+}
+
+/// `s` cut to `s[start..end]`, without a copy when it is borrowed.
+fn narrow(s: &mut Cow<'_, str>, start: usize, end: usize) {
+    match s {
+        Cow::Borrowed(b) => *b = &b[start..end],
+        Cow::Owned(o) => {
+            o.truncate(end);
+            o.drain(..start);
+        }
+    }
+}
+
+/// Where `part`, a slice of `whole`, starts in it.
+fn offset_in(whole: &str, part: &str) -> usize {
+    let at = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    debug_assert!(at + part.len() <= whole.len(), "not a slice of it");
+    at
+}
+
+/// The type word `word` is, in any case (`Highlight`, `NOTE`), lowercased.
+fn is_type_word(word: &str) -> Option<&'static str> {
+    TYPE_WORDS.iter().find(|w| w.eq_ignore_ascii_case(word)).copied()
 }
 
 /// A label a template prints before each annotation's text, as a colour sign and an inline field
 /// (`🟨 **Amarillo**:: `, `**Highlight**:: `, `Yellow:: `) or a colour sign alone (`🟨 `): its
 /// colour or type kept, the label removed. A field whose name is neither stays (it may be the
 /// user's words).
-fn take_lead_label(rest: &mut String, info: &mut Info) {
+fn take_lead_label(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     let t = rest.trim_start();
     let sign_end = t.find(|c: char| c.is_alphanumeric() || c == '*' || c == '_').unwrap_or(t.len());
     let signs = t[..sign_end].trim();
@@ -962,7 +994,9 @@ fn take_lead_label(rest: &mut String, info: &mut Info) {
     if named && TYPE_WORDS.contains(&lower.as_str()) {
         info.label.get_or_insert(lower.clone());
     }
-    *rest = t[cut..].trim_start().to_string();
+    let kept = t[cut..].trim_start();
+    let start = offset_in(rest, kept);
+    narrow(rest, start, start + kept.len());
 }
 
 fn set_colour(c: &mut ColorSource, word: &str) {
@@ -975,9 +1009,12 @@ fn set_colour(c: &mut ColorSource, word: &str) {
 }
 
 /// `<mark …>`, `<span style="background…">` and `</mark>`: colour kept, tags removed.
-fn take_marks(rest: &mut String, info: &mut Info) {
+fn take_marks(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
+    if memchr::memchr(b'<', rest.as_bytes()).is_none() {
+        return;
+    }
     let mut out = String::with_capacity(rest.len());
-    let mut s = rest.as_str();
+    let mut s: &str = rest;
     while let Some(open) = s.find('<') {
         out.push_str(&s[..open]);
         let tag = &s[open..];
@@ -986,19 +1023,19 @@ fn take_marks(rest: &mut String, info: &mut Info) {
             s = "";
             break;
         };
-        let name: String = tag[1..].chars().take_while(|c| c.is_ascii_alphabetic() || *c == '/').collect();
-        let lower = name.to_ascii_lowercase();
-        if ![
+        let name_len = tag[1..].bytes().take_while(|b| b.is_ascii_alphabetic() || *b == b'/').count();
+        let name = &tag[1..1 + name_len];
+        let Some(lower) = [
             "mark", "/mark", "span", "/span", "br", "b", "/b", "i", "/i", "u", "/u", "font", "/font", "p",
             "/p",
         ]
-        .contains(&lower.as_str())
-        {
+        .into_iter()
+        .find(|t| t.eq_ignore_ascii_case(name)) else {
             out.push('<');
             s = &tag[1..];
             continue;
-        }
-        if ["mark", "span", "font", "p"].contains(&lower.as_str()) {
+        };
+        if ["mark", "span", "font", "p"].contains(&lower) {
             let attrs = &tag[..=close];
             if let Some(m) = mark_open(&format!("<mark{}", &attrs[1 + name.len()..])) {
                 if let Some(hex) = m.hex {
@@ -1022,13 +1059,27 @@ fn take_marks(rest: &mut String, info: &mut Info) {
         s = &tag[close + 1..];
     }
     out.push_str(s);
-    *rest = out;
+    *rest = Cow::Owned(out);
 }
 
 /// Markdown links and bare Zotero links: the annotation's link and page kept, all removed.
-fn take_links(rest: &mut String, info: &mut Info) {
+fn take_links(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
+    if memchr::memchr(b'[', rest.as_bytes()).is_some() {
+        links_off(rest, info);
+    }
+    // Empty parentheses left by `([p. 3](…))`.
+    if memchr::memchr(b'(', rest.as_bytes()).is_some()
+        && (find_short(rest, "()").is_some() || find_short(rest, "( )").is_some())
+    {
+        *rest = Cow::Owned(rest.replace("()", "").replace("( )", ""));
+    }
+}
+
+/// The links of `rest` read and removed (see [`take_links`]).
+fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     let mut out = String::with_capacity(rest.len());
-    let mut s = rest.as_str();
+    let mut changed = false;
+    let mut s: &str = rest;
     while let Some(open) = s.find('[') {
         // `![…](…)` images are read later.
         if s[..open].ends_with('!') {
@@ -1036,7 +1087,7 @@ fn take_links(rest: &mut String, info: &mut Info) {
             s = &s[open + 1..];
             continue;
         }
-        let Some(mid) = s[open..].find("](").map(|m| open + m) else { break };
+        let Some(mid) = find_short(&s[open..], "](").map(|m| open + m) else { break };
         // `\[17\]` is an escaped bracket, and `[22, 23]. … [(Author)](…)` a bracket that closes
         // before the link's label starts: neither opens the link.
         if s[..open].ends_with('\\') || s[open + 1..mid].contains(']') {
@@ -1047,9 +1098,11 @@ fn take_links(rest: &mut String, info: &mut Info) {
         let Some(end) = matching_paren(&s[mid + 1..]).map(|e| mid + 1 + e) else { break };
         let label = &s[open + 1..mid];
         let target = s[mid + 2..end].trim().trim_start_matches('<').trim_end_matches('>');
-        let kept = link_meaning(label, target, info);
+        let page_in_label = label_page(label);
+        let kept = link_meaning(label, page_in_label.as_deref(), target, info);
+        changed |= kept;
         out.push_str(&s[..open]);
-        if kept && label_page(label).is_some() {
+        if kept && page_in_label.is_some() {
             // `Seite [13](zotero://…)`: the page word printed before the link is the locator's.
             page_word_off(&mut out);
         }
@@ -1058,13 +1111,10 @@ fn take_links(rest: &mut String, info: &mut Info) {
         }
         s = &s[end + 1..];
     }
-    out.push_str(s);
-    // Empty parentheses left by `([p. 3](…))`.
-    *rest = if out.contains("()") || out.contains("( )") {
-        out.replace("()", "").replace("( )", "")
-    } else {
-        out
-    };
+    if changed {
+        out.push_str(s);
+        *rest = Cow::Owned(out);
+    }
 }
 
 /// Removes a page word (`Seite`, `Page`, `p.`, `S.`, `pág.`, `стр.`) that ends `out`.
@@ -1089,8 +1139,8 @@ fn page_word_off(out: &mut String) {
     let start = t
         .rfind(|c: char| c.is_whitespace() || c == '(' || c == '[')
         .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
-    let word = t[start..].to_lowercase();
-    if WORDS.contains(&word.as_str()) {
+    // The longest word is 16 bytes.
+    if t.len() - start <= 16 && WORDS.contains(&t[start..].to_lowercase().as_str()) {
         out.truncate(start);
     }
 }
@@ -1122,18 +1172,19 @@ fn balanced_end(chars: impl Iterator<Item = (usize, char)>, open: char, close: c
     None
 }
 
-/// What a link says about the annotation; returns whether the link is markup to remove.
-fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
-    let page_in_label = label_page(label);
+/// What a link says about the annotation (`page_in_label`: the page its label prints); returns
+/// whether the link is markup to remove.
+fn link_meaning(label: &str, page_in_label: Option<&str>, target: &str, info: &mut Info<'_>) -> bool {
     if let Some(zotero) = target.strip_prefix("zotero://") {
         // A link that opens the PDF at no page and no annotation (`[PDF](zotero://open-pdf/…)` in
         // a note's header) is the item's, not an annotation's.
+        let keyed = find_short(zotero, "annotation=").is_some();
         let annotation = (zotero.starts_with("open-pdf") || zotero.starts_with("open/"))
-            && (zotero.contains("page=") || zotero.contains("annotation=") || page_in_label.is_some())
-            || zotero.contains("annotation=");
+            && (find_short(zotero, "page=").is_some() || keyed || page_in_label.is_some())
+            || keyed;
         // `## 2 Background [ ](zotero://open-pdf/…?page=3)`: Zotero 6 links a note's headings to
         // their page with an empty label; that marks no annotation.
-        if label.trim().is_empty() && !zotero.contains("annotation=") {
+        if label.trim().is_empty() && !keyed {
             return true;
         }
         if annotation {
@@ -1143,17 +1194,23 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
             if info.link.as_deref().is_some_and(|l| l.starts_with("zotero://select/")) {
                 info.link = None;
             }
-            info.link.get_or_insert_with(|| target.replace("\\&", "&").replace("&#x26;", "&"));
+            info.link.get_or_insert_with(|| {
+                if memchr::memchr2(b'\\', b'#', target.as_bytes()).is_some() {
+                    target.replace("\\&", "&").replace("&#x26;", "&")
+                } else {
+                    target.to_string()
+                }
+            });
             if let Some(p) = page_in_label {
-                info.page.get_or_insert(p);
+                info.page.get_or_insert_with(|| p.to_string());
             }
             return true;
         }
         // Zotero's own export cites the item: `([Author, 2020, p. 5](zotero://select/…))`.
         // A bare year (`[Lm et al., 2017](zotero://select/…)`) cites the item, not a page.
-        let last = label.rsplit(',').next().unwrap_or(label).trim().to_lowercase();
-        if let Some(p) = page_in_label.filter(|_| last.starts_with('p')) {
-            info.page.get_or_insert(p);
+        let last = label.rsplit(',').next().unwrap_or(label).trim();
+        if let Some(p) = page_in_label.filter(|_| last.starts_with(['p', 'P'])) {
+            info.page.get_or_insert_with(|| p.to_string());
             info.link.get_or_insert_with(|| target.to_string());
             return true;
         }
@@ -1162,7 +1219,7 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
     if (target.starts_with("file://") || target.is_empty())
         && let Some(p) = page_in_label
     {
-        info.page.get_or_insert(p);
+        info.page.get_or_insert_with(|| p.to_string());
         return true;
     }
     // `[attachment](<file:///…/paper.pdf#page=9>)`: a link to the user's own copy of the file.
@@ -1170,12 +1227,12 @@ fn link_meaning(label: &str, target: &str, info: &mut Info) -> bool {
 }
 
 /// `![[path.png]]`, `![](path.png)`: the image kept, the embed removed.
-fn take_images(rest: &mut String, info: &mut Info, other: &mut Option<String>) {
+fn take_images(rest: &mut Cow<'_, str>, info: &mut Info<'_>, other: &mut Option<String>) {
     let is_image = |p: &str| {
         let lower = p.to_ascii_lowercase();
         [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"].iter().any(|e| lower.ends_with(e))
     };
-    while let Some(start) = rest.find("![") {
+    while let Some(start) = find_short(rest, "![") {
         let tail = &rest[start..];
         let (path, len) = if let Some(inner) = tail.strip_prefix("![[") {
             let Some(end) = inner.find("]]") else { break };
@@ -1202,7 +1259,7 @@ fn take_images(rest: &mut String, info: &mut Info, other: &mut Option<String>) {
         } else if other.is_none() {
             *other = Some(path);
         }
-        rest.replace_range(start..start + len, "");
+        rest.to_mut().replace_range(start..start + len, "");
     }
 }
 
@@ -1220,8 +1277,8 @@ fn zotero_image(path: &str) -> bool {
 
 /// Printed pages that are not links: `[p. 5]`, `(p. 5)`, `*Page: ii*`, `**Page 5**`, `Page 5` in a
 /// callout title, `[@key, p. 5]`.
-fn take_pages(rest: &mut String, info: &mut Info) {
-    for (open, close) in [("[", "]"), ("(", ")")] {
+fn take_pages(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
+    for (open, close) in [('[', ']'), ('(', ')')] {
         let mut from = 0;
         while let Some(i) = rest[from..].find(open).map(|i| from + i) {
             let Some(j) = rest[i..].find(close).map(|j| i + j) else { break };
@@ -1235,7 +1292,7 @@ fn take_pages(rest: &mut String, info: &mut Info) {
                 && let Some(p) = page_of_locator(locator)
             {
                 info.page.get_or_insert(p);
-                rest.replace_range(i..=j, "");
+                rest.to_mut().replace_range(i..=j, "");
                 continue;
             }
             from = j;
@@ -1249,10 +1306,17 @@ fn take_pages(rest: &mut String, info: &mut Info) {
         && let Some(p) = page_of_locator(last)
     {
         info.page.get_or_insert(p);
-        rest.truncate(open);
+        narrow(rest, 0, open);
     }
     let t = rest.trim();
-    for (open, close) in [("*", "*"), ("**", "**"), ("_", "_"), ("", "")] {
+    // Each form below starts, inside its emphasis, with the word `page`.
+    let core = t.trim_start_matches(|c: char| c == '*' || c == '_' || c.is_whitespace());
+    let forms: &[(&str, &str)] = if strip_prefix_ci(core, "page").is_some() {
+        &[("*", "*"), ("**", "**"), ("_", "_"), ("", "")]
+    } else {
+        &[]
+    };
+    for &(open, close) in forms {
         if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
             let inner = inner.trim();
             if let Some(p) = strip_prefix_ci(inner, "page:").or_else(|| strip_prefix_ci(inner, "page "))
@@ -1260,7 +1324,7 @@ fn take_pages(rest: &mut String, info: &mut Info) {
                 && !p.trim().contains(' ')
             {
                 info.page.get_or_insert(page);
-                rest.clear();
+                *rest = Cow::Borrowed("");
                 return;
             }
         }
@@ -1270,13 +1334,15 @@ fn take_pages(rest: &mut String, info: &mut Info) {
         && let Some(end) = r.find("**")
     {
         info.page.get_or_insert(r[..end].trim().to_string());
-        *rest = r[end + 2..].trim_start_matches([' ', '—', '–', '-']).to_string();
+        let kept = r[end + 2..].trim_start_matches([' ', '—', '–', '-']);
+        let start = offset_in(rest, kept);
+        narrow(rest, start, start + kept.len());
     }
 }
 
 /// Colour and type words around an anchor (`“…” Yellow Highlight`, a callout's `Highlight`, a
 /// line that is only `Yellow Highlight`): read and removed. Words inside the text are left.
-fn take_words(rest: &mut String, info: &mut Info) {
+fn take_words(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     let t = rest.trim();
     let (keep, tail) = match t.chars().next() {
         Some(open @ ('“' | '"' | '«')) if !info.callout => {
@@ -1294,8 +1360,16 @@ fn take_words(rest: &mut String, info: &mut Info) {
         _ => return,
     };
     let mut kept: Vec<&str> = Vec::new();
+    let mut removed = false;
     for w in tail.split(' ') {
-        let trimmed = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let trimmed = if w.is_ascii() {
+            let b = w.as_bytes();
+            let start = b.iter().position(u8::is_ascii_alphanumeric).unwrap_or(b.len());
+            let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
+            &w[start..end]
+        } else {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+        };
         let trimmed = if trimmed.is_empty() { w.trim() } else { trimmed };
         // Most words are neither: in ASCII and not one of them, they are kept without being
         // lowercased.
@@ -1307,11 +1381,19 @@ fn take_words(rest: &mut String, info: &mut Info) {
         let bare = if lower.is_empty() { w.trim().to_string() } else { lower };
         if TYPE_WORDS.contains(&bare.as_str()) && info.label.is_none() {
             info.label = Some(bare);
+            removed = true;
         } else if is_colour_word(&bare) && info.color.name.is_none() && info.color.hex.is_none() {
             info.color.name = Some(bare);
+            removed = true;
         } else {
             kept.push(w);
         }
     }
-    *rest = format!("{keep} {}", kept.join(" ")).trim().to_string();
+    if !removed && (keep.is_empty() || tail.is_empty()) {
+        // The line as it was, trimmed.
+        let start = offset_in(rest, t);
+        narrow(rest, start, start + t.len());
+        return;
+    }
+    *rest = Cow::Owned(format!("{keep} {}", kept.join(" ")).trim().to_string());
 }

@@ -129,6 +129,22 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
 }
 
+/// Byte offset of the first `needle` in `haystack`, for a line's few bytes: each place of the
+/// needle's first byte is tried, with no searcher built as [`find`] does.
+pub fn find_short(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, tail)) = n.split_first() else { return Some(0) };
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &h[from..]) {
+        let at = from + i;
+        if h[at + 1..].starts_with(tail) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// Byte offset of the last `needle` in `haystack`.
 pub fn rfind(haystack: &str, needle: &str) -> Option<usize> {
     memchr::memmem::rfind(haystack.as_bytes(), needle.as_bytes())
