@@ -12,7 +12,8 @@ use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
 use super::text::{
-    annotation_key, find_short, is_zotlit_id, label_page, mark_open, page_of_locator, rfind, strip_prefix_ci,
+    annotation_key, find_short, is_zotlit_id, label_page, mark_open, page_of_locator, rfind_short,
+    strip_prefix_ci,
 };
 
 /// What one line holds.
@@ -202,7 +203,7 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         let page_heading = (0..a).rev().find(|&j| !infos[j].blank).is_some_and(|j| {
             heading(lines.get(j)).is_some_and(|(_, title)| {
                 let title = title.split(" ^").next().unwrap_or(title);
-                label_page(title).is_some() && words(title) <= 2
+                label_page(title).is_some() && at_most_words(title, 2)
             })
         });
         let keyed = keyed && page_heading;
@@ -341,7 +342,7 @@ fn record(
     // template's label, and the text is below it.
     let titled = infos[a].callout
         && a == b
-        && (words(&infos[a].rest) <= 3 || infos[a].title_colour.is_some())
+        && (at_most_words(&infos[a].rest, 3) || infos[a].title_colour.is_some())
         && infos.get(a + 1).is_some_and(|n| {
             n.depth >= infos[a].depth
                 && !n.callout
@@ -524,7 +525,7 @@ fn record(
             i += 1;
             continue;
         }
-        if info.callout && info.depth > depth && words(rest) <= 3 {
+        if info.callout && info.depth > depth && at_most_words(rest, 3) {
             // A callout nested in the annotation's: its title is the template's label.
             i += 1;
             continue;
@@ -775,8 +776,9 @@ fn has_word(s: &str) -> bool {
     s.split_whitespace().any(|w| w.chars().any(char::is_alphanumeric))
 }
 
-fn words(s: &str) -> usize {
-    s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count()
+/// Whether `s` holds no more than `n` words (it stops counting at the one after).
+fn at_most_words(s: &str, n: usize) -> bool {
+    s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).nth(n).is_none()
 }
 
 /// A Zotero colour name in a heading (`# Yellow`, `### Red ⭐`).
@@ -884,7 +886,7 @@ fn info(raw: &str) -> Info<'_> {
         let before = t.len();
         if memchr::memchr(b'^', t.as_bytes()).is_some() {
             if let Some(i) =
-                rfind(t, " ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
+                rfind_short(t, " ^").filter(|&i| t[i + 2..].chars().all(|c| c.is_alphanumeric() || c == '-'))
             {
                 t = &t[..i];
             }
@@ -893,14 +895,14 @@ fn info(raw: &str) -> Info<'_> {
             }
         }
         if t.ends_with("]]")
-            && let Some(i) = rfind(t, "[[")
+            && let Some(i) = rfind_short(t, "[[")
             && t[i + 2..].starts_with(|c: char| c.is_ascii_digit())
         {
             t = &t[..i];
         }
         // `text%% begin KEY %%%% end KEY %%`: an empty block persisted per annotation.
         if t.ends_with(" %%")
-            && let Some(at) = rfind(t, "%% begin ")
+            && let Some(at) = rfind_short(t, "%% begin ")
             && find_short(&t[at..], "%% end ").is_some()
         {
             t = &t[..at];
@@ -1356,7 +1358,7 @@ fn take_words(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
                 None => return,
             }
         }
-        _ if info.callout || words(t) <= 2 => ("", t),
+        _ if info.callout || at_most_words(t, 2) => ("", t),
         _ => return,
     };
     let mut kept: Vec<&str> = Vec::new();

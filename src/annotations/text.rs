@@ -145,6 +145,20 @@ pub fn find_short(haystack: &str, needle: &str) -> Option<usize> {
     None
 }
 
+/// Byte offset of the last `needle` in `haystack`, for a line's few bytes (see [`find_short`]).
+pub fn rfind_short(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, tail)) = n.split_first() else { return Some(h.len()) };
+    let mut end = h.len();
+    while let Some(at) = memchr::memrchr(first, &h[..end]) {
+        if h[at + 1..].starts_with(tail) {
+            return Some(at);
+        }
+        end = at;
+    }
+    None
+}
+
 /// Byte offset of the last `needle` in `haystack`.
 pub fn rfind(haystack: &str, needle: &str) -> Option<usize> {
     memchr::memmem::rfind(haystack.as_bytes(), needle.as_bytes())
@@ -325,7 +339,7 @@ pub fn is_tag_line(line: &str) -> bool {
 /// Where the Obsidian block id that ends `line` starts (` ^id`, an id of ASCII letters, digits
 /// and `-`): the byte offset of its space.
 pub fn block_id_at(line: &str) -> Option<usize> {
-    let i = line.rfind(" ^")?;
+    let i = rfind_short(line, " ^")?;
     let id = &line[i + 2..];
     (!id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')).then_some(i)
 }

@@ -144,7 +144,9 @@ pub fn parse_yaml_mapping(yaml: &str) -> (Map<String, Value>, Vec<Diagnostic>) {
     if let Some(map) = plain::parse(yaml) {
         return (map, Vec::new());
     }
-    match serde_saphyr::from_str::<Value>(yaml) {
+    // The error's first line is all a diagnostic shows: no source snippet is rendered for it.
+    let options = serde_saphyr::options! { with_snippet: false };
+    match serde_saphyr::from_str_with_options::<Value>(yaml, options) {
         Ok(Value::Object(map)) => (map, Vec::new()),
         Ok(Value::Null) => (Map::new(), Vec::new()),
         Ok(_) => (
