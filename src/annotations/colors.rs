@@ -137,7 +137,10 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
     if name.len() > LONGEST_NAME || name.is_empty() {
         return None;
     }
-    let of = |name: &str| COLOUR_NAMES.iter().find(|(_, names)| names.contains(&name)).map(|(hex, _)| *hex);
+    let of = |name: &str| {
+        let table = &*BY_NAME;
+        table.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| table[i].1)
+    };
     if name.is_ascii() {
         if !(ASCII_NAME_LENGTHS.0..=ASCII_NAME_LENGTHS.1).contains(&name.len()) {
             return None;
@@ -152,6 +155,17 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
     let lower = name.to_lowercase();
     of(lower.trim_end_matches('\u{fe0f}'))
 }
+
+/// Every name of [`COLOUR_NAMES`] with its colour's hex, sorted by name (a name two colours
+/// share is the first one's).
+static BY_NAME: std::sync::LazyLock<Vec<(&'static str, &'static str)>> = std::sync::LazyLock::new(|| {
+    let mut table: Vec<(&str, &str)> =
+        COLOUR_NAMES.iter().flat_map(|(hex, names)| names.iter().map(move |n| (*n, *hex))).collect();
+    // A stable sort keeps each name's first colour first; `dedup_by_key` keeps that one.
+    table.sort_by_key(|(n, _)| *n);
+    table.dedup_by_key(|(n, _)| *n);
+    table
+});
 
 /// Bytes in the longest name of [`COLOUR_NAMES`] (with an emoji variation selector after it).
 const LONGEST_NAME: usize = 24;

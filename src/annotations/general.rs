@@ -963,7 +963,7 @@ fn take_lead_label(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
             Some(end) => (&bold[..end], &bold[end + 2..]),
             None => ("", after),
         },
-        None => after.split_once("::").map_or(("", after), |(name, _)| (name, &after[name.len()..])),
+        None => find_short(after, "::").map_or(("", after), |i| (&after[..i], &after[i..])),
     };
     let name = name.trim();
     // `**Highlight:** text`: the colon inside the bold ends the label.

@@ -129,18 +129,19 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
 }
 
-/// Byte offset of the first `needle` in `haystack`, for a line's few bytes: each place of the
-/// needle's first byte is tried, with no searcher built as [`find`] does.
+/// Byte offset of the first `needle` in `haystack`, for a line's few bytes: each place of one
+/// of the needle's bytes (its first that is not a space) is tried, with no searcher built as
+/// [`find`] does.
 pub fn find_short(haystack: &str, needle: &str) -> Option<usize> {
     let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    let Some((&first, tail)) = n.split_first() else { return Some(0) };
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(first, &h[from..]) {
-        let at = from + i;
-        if h[at + 1..].starts_with(tail) {
-            return Some(at);
+    let k = anchor(n)?;
+    let mut from = k;
+    while let Some(i) = memchr::memchr(n[k], h.get(from..)?) {
+        let start = from + i - k;
+        if h[start..].starts_with(n) {
+            return Some(start);
         }
-        from = at + 1;
+        from += i + 1;
     }
     None
 }
@@ -148,15 +149,22 @@ pub fn find_short(haystack: &str, needle: &str) -> Option<usize> {
 /// Byte offset of the last `needle` in `haystack`, for a line's few bytes (see [`find_short`]).
 pub fn rfind_short(haystack: &str, needle: &str) -> Option<usize> {
     let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    let Some((&first, tail)) = n.split_first() else { return Some(h.len()) };
+    let k = anchor(n)?;
     let mut end = h.len();
-    while let Some(at) = memchr::memrchr(first, &h[..end]) {
-        if h[at + 1..].starts_with(tail) {
-            return Some(at);
+    while let Some(at) = memchr::memrchr(n[k], &h[..end]) {
+        let start = at.checked_sub(k)?;
+        if h[start..].starts_with(n) {
+            return Some(start);
         }
         end = at;
     }
     None
+}
+
+/// The byte of `needle` a short search looks for: its first that is not a space (spaces are
+/// everywhere in a line). `None` for an empty needle.
+fn anchor(needle: &[u8]) -> Option<usize> {
+    (!needle.is_empty()).then(|| needle.iter().position(|&b| b != b' ').unwrap_or(0))
 }
 
 /// Byte offset of the last `needle` in `haystack`.
@@ -488,6 +496,20 @@ pub fn split_comment(comment: &str, table: &PrefixTable) -> SplitComment {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The short searches find what `str::find` and `str::rfind` find, spaces in the
+        /// needle and multi-byte text included.
+        #[test]
+        fn short_searches_agree_with_the_standard_ones(
+            hay in "[ a^\\[\\]é%]{0,40}",
+            needle in "[ a^\\[\\]é%]{1,4}",
+        ) {
+            prop_assert_eq!(find_short(&hay, &needle), hay.find(&needle));
+            prop_assert_eq!(rfind_short(&hay, &needle), hay.rfind(&needle));
+        }
+    }
 
     #[test]
     fn rich_text_tags_leave_a_comment_and_other_angle_brackets_stay() {
