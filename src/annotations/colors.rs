@@ -381,7 +381,13 @@ pub fn parse_hex(text: &str) -> Option<String> {
         return None;
     }
     match digits.len() {
-        6 => Some(format!("#{}", digits.to_ascii_lowercase())),
+        6 => {
+            let mut hex = String::with_capacity(7);
+            hex.push('#');
+            hex.push_str(digits);
+            hex.make_ascii_lowercase();
+            Some(hex)
+        }
         3 => Some(digits.chars().fold(String::from("#"), |mut s, c| {
             s.push(c.to_ascii_lowercase());
             s.push(c.to_ascii_lowercase());

@@ -12,7 +12,7 @@ use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
 use super::text::{
-    annotation_key, find_short, is_zotlit_id, label_page, mark_open, page_of_locator, rfind_short,
+    annotation_key, find_short, is_zotlit_id, label_page, mark_open, offset_in, page_of_locator, rfind_short,
     strip_prefix_ci,
 };
 
@@ -935,13 +935,6 @@ fn narrow(s: &mut Cow<'_, str>, start: usize, end: usize) {
             o.drain(..start);
         }
     }
-}
-
-/// Where `part`, a slice of `whole`, starts in it.
-fn offset_in(whole: &str, part: &str) -> usize {
-    let at = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-    debug_assert!(at + part.len() <= whole.len(), "not a slice of it");
-    at
 }
 
 /// The type word `word` is, in any case (`Highlight`, `NOTE`), lowercased.

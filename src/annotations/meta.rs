@@ -32,7 +32,12 @@ enum Key {
 
 /// Field names templates give these, lowercased, in the languages seen in real vaults.
 fn key_of(name: &str) -> Option<Key> {
-    let n = name.trim().trim_matches(['*', '_', ':', ' ']).to_lowercase();
+    let n = name.trim().trim_matches(['*', '_', ':', ' ']);
+    // The longest name is 16 bytes, and lowercasing shrinks a character to no less than a third.
+    if n.len() > 48 {
+        return None;
+    }
+    let n = n.to_lowercase();
     Some(match n.as_str() {
         "title" | "paper" | "paper title" | "paper_title" | "full title" | "titel" | "titre" | "título"
         | "titolo" | "제목" | "标题" | "題名" | "タイトル" | "название" => Key::Title,

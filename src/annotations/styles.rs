@@ -8,7 +8,7 @@ use super::lines::{
     Lines, callout_header, citation_line, heading, is_annotation_start, is_boundary, unquote,
 };
 use super::text::{
-    citation, file_page_link, in_parens, label_page, link_page, mark_open, rfind, strip_bold,
+    citation, file_page_link, in_parens, label_page, link_page, mark_open, offset_in, rfind, strip_bold,
     strip_prefix_ci, zotero_link,
 };
 
@@ -35,11 +35,10 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
     }
     let mut line = line.to_string();
     let mut located = false;
-    if let Some(link) = zotero_link(&line, "open-pdf").map(str::to_string) {
+    if let Some(found) = zotero_link(&line, "open-pdf") {
+        let (link_start, link) = (offset_in(&line, found), found.to_string());
         located = true;
-        if let Some(link_start) = line.find(&link)
-            && let Some(label_open) = line[..link_start].rfind('[')
-        {
+        if let Some(label_open) = line[..link_start].rfind('[') {
             let label_end = line[label_open..link_start].find("](").map_or(link_start, |e| label_open + e);
             let label = &line[label_open + 1..label_end];
             draft.page = draft.page.take().or_else(|| label_page(label));
@@ -50,8 +49,8 @@ fn take_locator<'a>(line: &'a str, draft: &mut Draft) -> Cow<'a, str> {
     }
     // Zotero's own export prints the page in its citation of the item, before the annotation's
     // link: `([Tseng et al., 2021, p. 47](zotero://select/…)) ([pdf](zotero://open-pdf/…))`.
-    if let Some(link) = zotero_link(&line, "select").map(str::to_string)
-        && let Some(link_start) = line.find(&link)
+    if let Some(found) = zotero_link(&line, "select")
+        && let (link_start, link) = (offset_in(&line, found), found.to_string())
         && let Some(label_open) = line[..link_start].rfind('[')
         && line[label_open..link_start].ends_with("](")
         && let Some(page) = label_page(&line[label_open + 1..link_start - 2])

@@ -129,6 +129,13 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
 }
 
+/// Where `part`, a slice of `whole`, starts in it.
+pub fn offset_in(whole: &str, part: &str) -> usize {
+    let at = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    debug_assert!(at + part.len() <= whole.len(), "not a slice of it");
+    at
+}
+
 /// Byte offset of the first `needle` in `haystack`, for a line's few bytes: each place of one
 /// of the needle's bytes (its first that is not a space) is tried, with no searcher built as
 /// [`find`] does.
