@@ -705,6 +705,12 @@ fn ordered_marker_off(line: &str) -> Option<&str> {
 fn label_len(rest: &str) -> Option<usize> {
     let t = rest.trim_start();
     let lead = rest.len() - t.len();
+    // Each label starts with a sign (not ASCII), `*` or `_`, or one of the words' first letters.
+    match t.as_bytes().first()?.to_ascii_lowercase() {
+        b'*' | b'_' | b'c' | b'n' | b'm' | b'a' | b'k' => {}
+        b if b.is_ascii() => return None,
+        _ => {}
+    }
     for arrow in ["→", "💬", "💭", "✏️", "✍️", "🗨️", "🖊️", "📝"] {
         if let Some(r) = t.strip_prefix(arrow) {
             // `📝 **Comentario**:`: a sign and a label.
@@ -729,6 +735,9 @@ fn label_len(rest: &str) -> Option<usize> {
 fn bold_label_len(rest: &str) -> Option<usize> {
     let t = rest.trim_start();
     let lead = rest.len() - t.len();
+    if !t.starts_with(['*', '_']) {
+        return None;
+    }
     for (open, close) in [
         ("**", ":**"),
         ("**", "**:"),
@@ -739,7 +748,7 @@ fn bold_label_len(rest: &str) -> Option<usize> {
         ("__", ":__"),
     ] {
         if let Some(r) = t.strip_prefix(open)
-            && let Some(end) = r.find(close)
+            && let Some(end) = find_short(r, close)
             && r[..end].chars().count() <= 24
             && !r[..end].contains(['*', '_'])
         {
