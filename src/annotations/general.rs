@@ -615,7 +615,8 @@ fn bibnotes_split(rest: &str) -> Option<(&str, Option<&str>)> {
 /// `*“text”* >  **comment**`: a comment BibNotes prints as a quote on the highlight's line, after
 /// its link.
 fn quoted_comment_after(rest: &str) -> Option<(&str, Option<&str>)> {
-    let (text, comment) = rest.split_once(" >")?;
+    let at = find_short(rest, " >")?;
+    let (text, comment) = (&rest[..at], &rest[at + 2..]);
     let text = text.trim();
     let comment = comment.trim();
     if !(text.ends_with("”*") || text.ends_with("”_")) || !comment.starts_with("**") {
@@ -653,8 +654,11 @@ fn clean_text(text: &str) -> String {
 /// its backslashes.
 fn unescape_markdown(s: &str) -> String {
     // `\mathbb{E}`, `\frac`: TeX written as is, where a backslash is no escape.
+    if memchr::memchr(b'\\', s.as_bytes()).is_none() {
+        return s.to_string();
+    }
     let tex = s.as_bytes().windows(2).any(|w| w[0] == b'\\' && w[1].is_ascii_alphabetic());
-    if !s.contains('\\') || s.contains('$') || tex {
+    if s.contains('$') || tex {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len());

@@ -307,6 +307,10 @@ fn css_color(value: &str) -> Option<String> {
 /// Removes one pair of surrounding double quotes (straight or curly) from annotated text.
 pub fn strip_quotes(text: &str) -> &str {
     let t = text.trim();
+    // Each form below opens with a quote or an emphasis mark.
+    if !t.starts_with(['"', '“', '„', '«', '_', '*']) {
+        return t;
+    }
     // Templates also mix a straight and a curly quote (`"{{annotatedText}}”`).
     for (open, close) in [('"', '"'), ('“', '”'), ('„', '“'), ('«', '»'), ('"', '”'), ('“', '"')]
     {
@@ -366,7 +370,7 @@ pub fn strip_trailing_debris(s: &str) -> &str {
     let mut t = s.trim_end();
     loop {
         let before = t.len();
-        let (head, last) = t.rsplit_once('\n').unwrap_or(("", t));
+        let (head, last) = memchr::memrchr(b'\n', t.as_bytes()).map_or(("", t), |n| (&t[..n], &t[n + 1..]));
         let l = last.trim();
         if l.starts_with("%%") || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) {
             t = head.trim_end();
