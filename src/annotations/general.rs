@@ -1023,10 +1023,10 @@ fn take_marks(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     }
     let mut out = String::with_capacity(rest.len());
     let mut s: &str = rest;
-    while let Some(open) = s.find('<') {
+    while let Some(open) = memchr::memchr(b'<', s.as_bytes()) {
         out.push_str(&s[..open]);
         let tag = &s[open..];
-        let Some(close) = tag.find('>') else {
+        let Some(close) = memchr::memchr(b'>', tag.as_bytes()) else {
             out.push_str(tag);
             s = "";
             break;
@@ -1088,7 +1088,7 @@ fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     let mut out = String::with_capacity(rest.len());
     let mut changed = false;
     let mut s: &str = rest;
-    while let Some(open) = s.find('[') {
+    while let Some(open) = memchr::memchr(b'[', s.as_bytes()) {
         // `![…](…)` images are read later.
         if s[..open].ends_with('!') {
             out.push_str(&s[..=open]);
@@ -1098,7 +1098,7 @@ fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         let Some(mid) = find_short(&s[open..], "](").map(|m| open + m) else { break };
         // `\[17\]` is an escaped bracket, and `[22, 23]. … [(Author)](…)` a bracket that closes
         // before the link's label starts: neither opens the link.
-        if s[..open].ends_with('\\') || s[open + 1..mid].contains(']') {
+        if s[..open].ends_with('\\') || memchr::memchr(b']', &s.as_bytes()[open + 1..mid]).is_some() {
             out.push_str(&s[..=open]);
             s = &s[open + 1..];
             continue;
@@ -1286,10 +1286,10 @@ fn zotero_image(path: &str) -> bool {
 /// Printed pages that are not links: `[p. 5]`, `(p. 5)`, `*Page: ii*`, `**Page 5**`, `Page 5` in a
 /// callout title, `[@key, p. 5]`.
 fn take_pages(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
-    for (open, close) in [('[', ']'), ('(', ')')] {
+    for (open, close) in [(b'[', b']'), (b'(', b')')] {
         let mut from = 0;
-        while let Some(i) = rest[from..].find(open).map(|i| from + i) {
-            let Some(j) = rest[i..].find(close).map(|j| i + j) else { break };
+        while let Some(i) = memchr::memchr(open, &rest.as_bytes()[from..]).map(|i| from + i) {
+            let Some(j) = memchr::memchr(close, &rest.as_bytes()[i..]).map(|j| i + j) else { break };
             let inner = rest[i + 1..j].trim();
             let locator = inner
                 .strip_prefix('@')
