@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::lines::{Lines, heading, unquote};
-use super::text::{LINE_BREAKS, citekey_prefix, find};
+use super::text::{LINE_BREAKS, citekey_prefix, find_short};
 use crate::note::frontmatter::{Frontmatter, scalar_string};
 
 /// What the note says about the item.
@@ -114,15 +114,17 @@ pub fn read(
         // `**Author**:: Lee, A.</br> **Author**:: Chen, B.`: fields a template put on one line.
         // A field has a colon; most lines of an annotation note have none.
         let colon = memchr::memchr(b':', line.as_bytes()).is_some();
-        let segments: Vec<&str> = if !colon {
-            Vec::new()
-        } else if memchr::memmem::find_iter(line.as_bytes(), b"::").nth(1).is_some() {
-            split_breaks(line)
+        let split;
+        let segments: &[&str] = if !colon {
+            &[]
+        } else if find_short(line, "::").is_some_and(|at| find_short(&line[at + 2..], "::").is_some()) {
+            split = split_breaks(line);
+            &split
         } else {
-            vec![line]
+            std::slice::from_ref(&line)
         };
         let mut was_field = false;
-        for segment in segments {
+        for &segment in segments {
             let Some((key, value)) = field(segment).or_else(|| head.then(|| plain_field(segment)).flatten())
             else {
                 continue;
@@ -201,7 +203,7 @@ fn field(line: &str) -> Option<(Key, String)> {
     let t = unquote(line, 4).trim_start_matches(['-', '*', '+', ' ', '\t']);
     let t = t.strip_prefix('#').map_or(t, |h| h.trim_start_matches('#').trim_start());
     let t = line_start_bold(line).unwrap_or(t);
-    let (name, value) = if let Some(i) = find(t, "::") {
+    let (name, value) = if let Some(i) = find_short(t, "::") {
         (&t[..i], &t[i + 2..])
     } else if line_start_bold(line).is_some() || unquote(line, 4).trim_start().starts_with("**") {
         let i = t.find(':')?;
