@@ -1076,11 +1076,25 @@ fn take_links(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         links_off(rest, info);
     }
     // Empty parentheses left by `([p. 3](…))`.
-    if memchr::memchr(b'(', rest.as_bytes()).is_some()
-        && (find_short(rest, "()").is_some() || find_short(rest, "( )").is_some())
-    {
-        *rest = Cow::Owned(rest.replace("()", "").replace("( )", ""));
+    if memchr::memchr(b'(', rest.as_bytes()).is_some() {
+        for empty in ["()", "( )"] {
+            if find_short(rest, empty).is_some() {
+                *rest = Cow::Owned(without(rest, empty));
+            }
+        }
     }
+}
+
+/// `s` with every `pattern` in it removed, as `str::replace(pattern, "")` does.
+fn without(s: &str, pattern: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut from = 0;
+    while let Some(at) = find_short(&s[from..], pattern) {
+        out.push_str(&s[from..from + at]);
+        from += at + pattern.len();
+    }
+    out.push_str(&s[from..]);
+    out
 }
 
 /// The links of `rest` read and removed (see [`take_links`]).
@@ -1155,19 +1169,20 @@ fn page_word_off(out: &mut String) {
 
 /// Where the parenthesis that opens `s` closes (nested ones inside skipped).
 fn matching_paren(s: &str) -> Option<usize> {
-    balanced_end(s.char_indices(), '(', ')')
+    balanced_end(s.bytes().enumerate(), b'(', b')')
 }
 
 /// Where the parentheses that end `text` open (nested ones inside them skipped).
 fn trailing_parens(text: &str) -> Option<usize> {
     let t = text.trim_end();
-    t.ends_with(')').then(|| balanced_end(t.char_indices().rev(), ')', '(')).flatten()
+    t.ends_with(')').then(|| balanced_end(t.bytes().enumerate().rev(), b')', b'(')).flatten()
 }
 
-/// Walking `chars` (forwards or backwards), where the first `open` is balanced by its `close`.
-fn balanced_end(chars: impl Iterator<Item = (usize, char)>, open: char, close: char) -> Option<usize> {
+/// Walking `bytes` (forwards or backwards), where the first `open` is balanced by its `close`
+/// (both ASCII, so never inside a character of several bytes).
+fn balanced_end(bytes: impl Iterator<Item = (usize, u8)>, open: u8, close: u8) -> Option<usize> {
     let mut depth = 0i32;
-    for (i, c) in chars {
+    for (i, c) in bytes {
         if c == open {
             depth += 1;
         } else if c == close {
