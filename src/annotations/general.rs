@@ -12,7 +12,7 @@ use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
 use super::text::{
-    annotation_key, find_short, is_zotlit_id, label_page, mark_open, offset_in, page_of_locator, rfind_short,
+    annotation_key, find_short, is_zotlit_id, label_page, mark_colours, offset_in, page_of_locator, rfind_short,
     strip_prefix_ci,
 };
 
@@ -1045,13 +1045,12 @@ fn take_marks(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         };
         if ["mark", "span", "font", "p"].contains(&lower) {
             let attrs = &tag[..=close];
-            if let Some(m) = mark_open(&format!("<mark{}", &attrs[1 + name.len()..])) {
-                if let Some(hex) = m.hex {
-                    info.color.hex.get_or_insert(hex);
-                }
-                if let Some(c) = m.class_color {
-                    info.color.name.get_or_insert(c);
-                }
+            let (hex, class_color) = mark_colours(&tag[1 + name.len()..close]);
+            if let Some(hex) = hex {
+                info.color.hex.get_or_insert(hex);
+            }
+            if let Some(c) = class_color {
+                info.color.name.get_or_insert(c);
             }
             if let Some(class) = attrs.find("class=\"") {
                 let value = &attrs[class + 7..];

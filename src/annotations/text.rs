@@ -255,14 +255,20 @@ pub fn mark_open(s: &str) -> Option<MarkTag> {
         return None;
     }
     let close = s.find('>')?;
-    let attrs = &s[5..close];
+    let (hex, class_color) = mark_colours(&s[5..close]);
+    Some(MarkTag { hex, class_color, len: close + 1 })
+}
+
+/// The colours a tag's attributes (`style="…"`, `class="hltr-NAME"`) give: the style's hex and
+/// the Highlightr class's name.
+pub fn mark_colours(attrs: &str) -> (Option<String>, Option<String>) {
     let hex = style_color(attrs);
-    let class_color = find(attrs, "hltr-").map(|i| {
+    let class_color = find_short(attrs, "hltr-").map(|i| {
         let name = &attrs[i + 5..];
         let end = name.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')).unwrap_or(name.len());
         name[..end].to_string()
     });
-    Some(MarkTag { hex, class_color, len: close + 1 })
+    (hex, class_color)
 }
 
 /// The colour of a `style` attribute: its background (`background-color`, `background`), else its
