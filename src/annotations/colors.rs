@@ -156,6 +156,11 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
     of(lower.trim_end_matches('\u{fe0f}'))
 }
 
+/// The names of Zotero's colours that are ASCII words (`yellow`, `amarillo`, `gelb`).
+pub fn ascii_colour_names() -> impl Iterator<Item = &'static str> {
+    COLOUR_NAMES.iter().flat_map(|(_, names)| names.iter().copied()).filter(|n| n.is_ascii())
+}
+
 /// Every name of [`COLOUR_NAMES`] with its colour's hex, sorted by name (a name two colours
 /// share is the first one's).
 static BY_NAME: std::sync::LazyLock<Vec<(&'static str, &'static str)>> = std::sync::LazyLock::new(|| {

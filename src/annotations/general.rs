@@ -12,8 +12,8 @@ use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
 use super::text::{
-    annotation_key, find_short, is_zotlit_id, label_page, mark_colours, offset_in, page_of_locator, rfind_short,
-    strip_prefix_ci,
+    annotation_key, find_short, is_zotlit_id, label_page, mark_colours, offset_in, page_of_locator,
+    rfind_short, strip_prefix_ci,
 };
 
 /// What one line holds.
@@ -71,15 +71,36 @@ const TYPE_WORDS: [&str; 6] = ["highlight", "underline", "image", "note", "ink",
 /// A colour's name or sign (`yellow`, `amarillo`, `🟨`), or a colour word a template prints that
 /// no Zotero colour has (`black`, `white`, `cyan`).
 fn is_colour_word(word: &str) -> bool {
-    zotero_hex_of_name(word).is_some() || ["black", "white", "cyan"].contains(&word)
+    zotero_hex_of_name(word).is_some() || OTHER_COLOUR_WORDS.contains(&word)
 }
+
+/// Colour words templates print that no Zotero colour has.
+const OTHER_COLOUR_WORDS: [&str; 3] = ["black", "white", "cyan"];
+
+/// Every ASCII type or colour word, sorted, and the longest one's length: what
+/// [`is_type_or_colour_ascii`] looks words up in.
+static ASCII_WORDS: std::sync::LazyLock<(Vec<&'static str>, usize)> = std::sync::LazyLock::new(|| {
+    let mut words: Vec<&str> =
+        TYPE_WORDS.into_iter().chain(OTHER_COLOUR_WORDS).chain(super::colors::ascii_colour_names()).collect();
+    words.sort_unstable();
+    words.dedup();
+    let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
+    (words, longest)
+});
 
 /// Whether an ASCII word, in any case, may be a type word or a colour word (a cheap test before
 /// lowercasing it).
 fn is_type_or_colour_ascii(word: &str) -> bool {
-    is_type_word(word).is_some()
-        || zotero_hex_of_name(word).is_some()
-        || ["black", "white", "cyan"].iter().any(|c| c.eq_ignore_ascii_case(word))
+    let (words, longest) = &*ASCII_WORDS;
+    let mut buf = [0u8; 32];
+    if word.len() > *longest || word.len() > buf.len() {
+        return false;
+    }
+    let lower = &mut buf[..word.len()];
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    let lower = std::str::from_utf8(lower).unwrap_or("");
+    words.binary_search(&lower).is_ok()
 }
 
 /// The colour whose label (one of the templates' colour labels) `title` is.
@@ -579,6 +600,7 @@ fn take_label_line(d: &mut Draft<'static>, block: &[Info<'_>]) {
 /// The words of the `<mark …>` or `<span …>` that opens `line` (after a list marker or task
 /// box), when it closes before the line ends and holds no other tag.
 fn lead_mark(line: &str) -> Option<String> {
+    memchr::memchr(b'<', line.as_bytes())?;
     let t = task_box_off(list_marker_off(line));
     let (open, close) = if t.starts_with("<mark") { ("<mark", "</mark>") } else { ("<span", "</span>") };
     let inner = &t.strip_prefix(open)?[t[open.len()..].find('>')? + 1..];

@@ -50,7 +50,9 @@ pub fn citation(s: &str) -> Option<(&str, Option<String>)> {
 /// `p. 5`, `p.5`, `pp. 12-14`, `page 3`, `S12`, `xii` → the page label; empty → `None`.
 pub fn page_of_locator(locator: &str) -> Option<String> {
     let mut rest = locator.trim();
-    for label in ["pages", "page.", "page", "pp.", "pp", "p.", "p"] {
+    let labels: &[&str] =
+        if rest.starts_with(['p', 'P']) { &["pages", "page.", "page", "pp.", "pp", "p.", "p"] } else { &[] };
+    for label in labels {
         if let Some(after) = strip_prefix_ci(rest, label) {
             // "p" must be followed by a space, a dot or a digit: "pxii" is not "p xii".
             if after.starts_with([' ', '\t'])
