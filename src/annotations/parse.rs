@@ -10,7 +10,9 @@ use super::lines::{Lines, callout_header, heading, is_formatted_line, is_mark_st
 use super::model::TemplateStyle;
 use super::styles;
 use super::template::Template;
-use super::text::{annotation_key, citekey_prefix, find, is_zotlit_id, strip_bold, zotero_link};
+use super::text::{
+    annotation_key, citekey_prefix, find, find_short, is_zotlit_id, strip_bold, strip_prefix_ci, zotero_link,
+};
 use super::{Annotation, AnnotationDoc, ParseOptions};
 use crate::diag::Diagnostic;
 use crate::note::frontmatter::{self, Frontmatter, scalar_string};
@@ -187,8 +189,7 @@ impl Scan {
             return self.read(lines, i, 4, options);
         }
         let header = callout_header(line)?;
-        let lower = header.to_ascii_lowercase();
-        if lower.starts_with("[!cite") {
+        if strip_prefix_ci(header, "[!cite").is_some() {
             if let Some(key) = unquote(lines.get(i + 1), 1).trim().strip_prefix("[@").and_then(citekey_prefix)
             {
                 self.first_cite.get_or_insert_with(|| key.to_string());
@@ -272,7 +273,7 @@ impl Scan {
     /// `Title:: …`, `Author:: …`, `Year:: …` inline fields (also as list items).
     fn field(&mut self, line: &str) {
         let t = line.trim_start_matches(['-', '*', ' ']);
-        let Some(colons) = find(t, "::") else { return };
+        let Some(colons) = find_short(t, "::") else { return };
         let (key, value) = (t[..colons].trim(), t[colons + 2..].trim());
         if value.is_empty() || key.len() > 12 {
             return;
