@@ -88,8 +88,8 @@ static ASCII_WORDS: std::sync::LazyLock<(Vec<&'static str>, usize)> = std::sync:
     (words, longest)
 });
 
-/// Whether an ASCII word, in any case, may be a type word or a colour word (a cheap test before
-/// lowercasing it).
+/// Whether an ASCII word, in any case, is a type word or a colour word (lowercased on the stack,
+/// looked up in one sorted table).
 fn is_type_or_colour_ascii(word: &str) -> bool {
     let (words, longest) = &*ASCII_WORDS;
     let mut buf = [0u8; 32];
