@@ -244,7 +244,7 @@ impl Matcher {
                 if at <= whole.start() || at >= m.end() {
                     continue;
                 }
-                if self.glued_at(hay, at).is_some() {
+                if self.glued_tier(hay, at).is_some() {
                     return Some(at);
                 }
             }
@@ -256,7 +256,7 @@ impl Matcher {
                 .filter(|(_, c)| self.leads.contains(c))
                 .map(|(i, _)| m.start() + i)
                 .filter(|&at| !hay[..at].ends_with('\n') && !in_word_hyphen(hay, at))
-                .find(|&at| self.glued_at(hay, at).is_some());
+                .find(|&at| self.glued_tier(hay, at).is_some());
             if glued.is_some() {
                 return glued;
             }
@@ -264,14 +264,21 @@ impl Matcher {
         None
     }
 
-    /// An iteration that starts exactly at `at` and carries a Zotero link or an image.
+    /// An iteration that starts exactly at `at` and carries a Zotero link or an image, with its
+    /// groups.
     fn glued_at<'h>(&self, hay: &'h str, at: usize) -> Option<(&Tier, regex::Captures<'h>)> {
+        let (tier, regex) = self.glued_tier(hay, at)?;
+        regex.captures(&hay[at..]).map(|caps| (tier, caps))
+    }
+
+    /// The tier (and its glued pattern) of an iteration that starts exactly at `at` and carries a
+    /// Zotero link or an image: the match alone, without its groups (far faster).
+    fn glued_tier(&self, hay: &str, at: usize) -> Option<(&Tier, &Regex)> {
         if !self.may_glue {
             return None;
         }
         self.tiers.iter().find_map(|tier| {
             let regex = tier.glued.get_or_init(|| glued(tier.regex.as_str())).as_ref()?;
-            // The match alone first (no groups: far faster), the groups only for a real one.
             let found = regex.find(&hay[at..])?.as_str();
             // Glued means on the same line: a match that starts with a line break is an iteration
             // of the next line, which the line-anchored search reads with its own indent.
@@ -281,7 +288,7 @@ impl Matcher {
             if !found.contains("zotero://") && !found.contains("![") {
                 return None;
             }
-            regex.captures(&hay[at..]).map(|caps| (tier, caps))
+            Some((tier, regex))
         })
     }
 }
