@@ -6,7 +6,7 @@ Usage: score_annotations.py DIR [--min RATE] [--verbose] [--json]
 For every X.md under DIR (recursive; `.obsidian/` folders skipped) with an X.json beside it that holds an
 "annotations" array, runs `scholia parse X.md` (with `--vault` the first folder under DIR when that
 folder has no `.obsidian/`) and compares the parse with X.json field by field.
-The expected format is the corpus one (/work/corpus/README.md, "Expected JSON"): per annotation type, text,
+The expected format, per annotation: type, text,
 comment, color (#rrggbb), page, page_label, image (file name), zotero_link. The parser's own output format
 (the repository's tests/cases/annotations/*.json: color_hex, image_path, comment_prefix) is read too.
 

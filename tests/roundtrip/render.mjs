@@ -15,7 +15,7 @@
 //     "template": "Templates/zotero.md", vault-relative template; default: that entry's templatePath
 //     "fields":   ["text", "comment", "color", "page", "image", "type", "zotero_link"],
 //                 what the template prints for each annotation (default: all seven); a field it does not
-//                 print is null in note.json, except the fallbacks of the corpus rules (/work/corpus/README.md):
+//                 print is null in note.json, except the fallbacks of the labelling rules:
 //                 type unprinted -> image / note / highlight; page unprinted -> the printed link's page=,
 //                 else the page in a printed image name
 //     "fields_by_type": {"image": ["comment", "image"]},  a different field list for one annotation type
