@@ -142,9 +142,6 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
         table.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| table[i].1)
     };
     if name.is_ascii() {
-        if !(ASCII_NAME_LENGTHS.0..=ASCII_NAME_LENGTHS.1).contains(&name.len()) {
-            return None;
-        }
         // Lowercased on the stack: most words asked about are short ASCII words.
         let mut buf = [0u8; LONGEST_NAME];
         let lower = &mut buf[..name.len()];
@@ -154,11 +151,6 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
     }
     let lower = name.to_lowercase();
     of(lower.trim_end_matches('\u{fe0f}'))
-}
-
-/// The names of Zotero's colours that are ASCII words (`yellow`, `amarillo`, `gelb`).
-pub fn ascii_colour_names() -> impl Iterator<Item = &'static str> {
-    COLOUR_NAMES.iter().flat_map(|(_, names)| names.iter().copied()).filter(|n| n.is_ascii())
 }
 
 /// Every name of [`COLOUR_NAMES`] with its colour's hex, sorted by name (a name two colours
@@ -174,30 +166,6 @@ static BY_NAME: std::sync::LazyLock<Vec<(&'static str, &'static str)>> = std::sy
 
 /// Bytes in the longest name of [`COLOUR_NAMES`] (with an emoji variation selector after it).
 const LONGEST_NAME: usize = 24;
-
-/// The shortest and the longest ASCII name of [`COLOUR_NAMES`], in bytes.
-const ASCII_NAME_LENGTHS: (usize, usize) = {
-    let (mut min, mut max) = (usize::MAX, 0);
-    let mut c = 0;
-    while c < COLOUR_NAMES.len() {
-        let names = COLOUR_NAMES[c].1;
-        let mut n = 0;
-        while n < names.len() {
-            let name = names[n];
-            if name.is_ascii() {
-                if name.len() < min {
-                    min = name.len();
-                }
-                if name.len() > max {
-                    max = name.len();
-                }
-            }
-            n += 1;
-        }
-        c += 1;
-    }
-    (min, max)
-};
 
 /// Each Zotero colour and its names: English, Spanish, Portuguese, French, Italian, German,
 /// Dutch, Russian, Chinese, Japanese, then the emoji of its colour.

@@ -77,30 +77,11 @@ fn is_colour_word(word: &str) -> bool {
 /// Colour words templates print that no Zotero colour has.
 const OTHER_COLOUR_WORDS: [&str; 3] = ["black", "white", "cyan"];
 
-/// Every ASCII type or colour word, sorted, and the longest one's length: what
-/// [`is_type_or_colour_ascii`] looks words up in.
-static ASCII_WORDS: std::sync::LazyLock<(Vec<&'static str>, usize)> = std::sync::LazyLock::new(|| {
-    let mut words: Vec<&str> =
-        TYPE_WORDS.into_iter().chain(OTHER_COLOUR_WORDS).chain(super::colors::ascii_colour_names()).collect();
-    words.sort_unstable();
-    words.dedup();
-    let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
-    (words, longest)
-});
-
-/// Whether an ASCII word, in any case, is a type word or a colour word (lowercased on the stack,
-/// looked up in one sorted table).
+/// Whether an ASCII word, in any case, is a type word or a colour word.
 fn is_type_or_colour_ascii(word: &str) -> bool {
-    let (words, longest) = &*ASCII_WORDS;
-    let mut buf = [0u8; 32];
-    if word.len() > *longest || word.len() > buf.len() {
-        return false;
-    }
-    let lower = &mut buf[..word.len()];
-    lower.copy_from_slice(word.as_bytes());
-    lower.make_ascii_lowercase();
-    let lower = std::str::from_utf8(lower).unwrap_or("");
-    words.binary_search(&lower).is_ok()
+    is_type_word(word).is_some()
+        || zotero_hex_of_name(word).is_some()
+        || OTHER_COLOUR_WORDS.iter().any(|c| c.eq_ignore_ascii_case(word))
 }
 
 /// The colour whose label (one of the templates' colour labels) `title` is.
