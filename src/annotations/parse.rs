@@ -491,7 +491,7 @@ fn quality<'a>(annotations: impl Iterator<Item = &'a Annotation>) -> i64 {
         .map(|a| {
             let dirty = [a.text.as_deref(), a.comment.as_deref()].into_iter().flatten().any(|t| {
                 // Each marker is looked for only when its first byte is in the text.
-                let has = |m: &str| memchr::memmem::find(t.as_bytes(), m.as_bytes()).is_some();
+                let has = |m: &str| find(t, m).is_some();
                 let bytes = t.as_bytes();
                 (memchr::memchr(b'<', bytes).is_some() && ["<mark", "<span", "</", "<br"].iter().any(|m| has(m)))
                     || (memchr::memchr(b':', bytes).is_some() && (has("zotero://") || has("file://")))
