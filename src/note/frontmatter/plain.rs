@@ -8,7 +8,8 @@
 //!
 //! Read here: `key: value` lines at the left margin; values that are a plain scalar starting
 //! with a letter (not one YAML reads as a boolean or null), a run of digits without a leading
-//! zero, a date `YYYY-MM-DD`, a quoted string without escapes, a flow list `[a, "b"]` of such,
+//! zero, a date `YYYY-MM-DD`, a plain scalar starting with a digit that no number can be (a
+//! Zotero key `5EVNH2TP`, a DOI, a timestamp), a quoted string without escapes, a flow list `[a, "b"]` of such,
 //! nothing (null), or nothing followed by `- item` lines; whole-line comments and blank lines.
 //! Anything else — nested mappings, multi-line scalars, anchors, tags, escapes, comments after
 //! a value, duplicate keys, tabs — is left to the YAML reader.
@@ -161,7 +162,16 @@ fn scalar(text: &str) -> Option<Value> {
             .iter()
             .enumerate()
             .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() });
-    is_date.then(|| Value::String(text.to_string()))
+    if is_date {
+        return Some(Value::String(text.to_string()));
+    }
+    // `5EVNH2TP`, `10.1000/xyz`, `2024-04-02T08:41:55Z`: a digit first, then a byte no number
+    // of YAML's (decimal, hex, octal, exponent, `.inf`, sign, `_`, `:`) has.
+    let number_byte = |b: &u8| b.is_ascii_hexdigit() || b"+-._:xXoOiInNfF".contains(b);
+    let is_string = bytes[0].is_ascii_digit()
+        && !bytes.iter().all(number_byte)
+        && !text.chars().any(|c| c.is_control() || c == '$');
+    is_string.then(|| Value::String(text.to_string()))
 }
 
 /// Text that YAML reads as the same string when written plain: it starts with a letter, holds
@@ -203,6 +213,7 @@ mod tests {
             "category: Annotations\nstatus: Pending\ncitekey: paper8\ntags: review, project/beta\n",
             "tags:\n  - a\n  - 'b c'\n  - \"[[Link]]\"\nup: \"[[Home]]\"\n",
             "tags:\n- a\n- b\nempty:\nyear: 2024\ncreated: 2024-01-15\n# a comment\n\nlast: x\n",
+            "zotero-key: 5EVNH2TP\ndoi: 10.48550/arXiv.2403.01234\nimport-date: 2024-04-02T08:41:55.000Z\n",
             "tags: []\nname: 'quoted: colon'\nurl: https://example.org/a?b=c\r\nlist: [\"a, b\", c]\n",
             "",
             "# only a comment\n",
@@ -223,6 +234,11 @@ mod tests {
             "x: 1.5\n",
             "x: -3\n",
             "x: 0x1F\n",
+            "x: 0b101\n",
+            "x: 1_000\n",
+            "x: 1e3\n",
+            "x: 1:30\n",
+            "x: 5EV$X\n",
             "x: .inf\n",
             "x: a # comment\n",
             "x: a: b\n",
@@ -278,9 +294,23 @@ mod tests {
             Just("\"a, b\"".to_string()),
             Just("'it''s'".to_string()),
             Just("-x".to_string()),
+            Just("5EVNH2TP".to_string()),
+            Just("10.48550/arXiv.2403.01234".to_string()),
+            Just("2024-04-02T08:41:55.000Z".to_string()),
+            Just("2024-04-02 08:41".to_string()),
+            Just("0x1F".to_string()),
+            Just("0o17".to_string()),
+            Just("0b101".to_string()),
+            Just("1_000".to_string()),
+            Just("1:30".to_string()),
+            Just("1.5e-3".to_string()),
+            Just("12abc".to_string()),
+            Just("3 mice".to_string()),
+            Just("1$x".to_string()),
             Just("x-".to_string()),
             Just("".to_string()),
             "[a-zA-Zé0-9 :#,'\"\\[\\]{}&*!|>%@`~_.-]{0,12}",
+            "[0-9][0-9a-zA-Z.:/_+-]{0,10}",
         ]
     }
 
