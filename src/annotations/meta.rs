@@ -49,9 +49,8 @@ fn key_of(name: &str) -> Option<Key> {
         | "年" | "год" | "publish date" | "published" | "publication date" | "pub date" | "publish-year"
         | "publish year" => Key::Year,
         "date" => Key::Date,
-        "citekey" | "citation key" | "citation-key" | "citationkey" | "citation_key" | "bibtex key" => {
-            Key::Citekey
-        }
+        "citekey" | "citation key" | "citation-key" | "citationkey" | "citation_key" | "bibtex key"
+        | "zotero_citekey" | "zotero-citekey" | "zotero citekey" => Key::Citekey,
         _ => return None,
     })
 }
@@ -334,6 +333,8 @@ mod tests {
         assert_eq!((m.authors.as_deref(), m.year.as_deref()), (Some("Seo-yeon Park, Min Cho"), Some("2024")));
         let m = meta("---\ncitation-key: lee2020\n---\nAuthors:: [[People/Ann Lee|Ann Lee]]\n");
         assert_eq!((m.citekey.as_deref(), m.authors.as_deref()), (Some("lee2020"), Some("Ann Lee")));
+        let m = meta("---\nzotero_citekey: lee2021\n---\n");
+        assert_eq!(m.citekey.as_deref(), Some("lee2021"));
     }
 
     #[test]

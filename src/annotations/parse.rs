@@ -34,9 +34,14 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     }
     if !scan.zotero_note {
         scan.run(&lines, options);
-        diagnostics.append(&mut scan.diagnostics);
         with_general_rule(&lines, text, options, &mut scan);
+        // What the known styles said about their annotations, unless another reading replaced
+        // them: the general rule's, or the template's where it read the note.
+        if scan.general {
+            scan.diagnostics.clear();
+        }
         with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
+        diagnostics.append(&mut scan.diagnostics);
         drop_repeated_titles(text, &mut scan.annotations);
         drop_user_blocks(text, &mut scan.annotations);
     }
@@ -391,6 +396,8 @@ fn with_templates(
         (*at >= region || own_key.is_some_and(|k| !keys.contains(&k))) && !covered(*at, a)
     });
     let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
+    let lines_read: Vec<(usize, usize)> = found.iter().map(|f| (line_of(f.0), line_of(f.1))).collect();
+    scan.diagnostics.retain(|d| !lines_read.iter().any(|&(first, last)| (first..=last).contains(&d.line)));
     for (start, _, annotation, warning) in found {
         if let Some(warning) = warning {
             diagnostics.push(Diagnostic::warning(line_of(start), warning));

@@ -244,13 +244,13 @@ pub fn examine(
 }
 
 /// The first non-empty frontmatter citekey: `citekey` itself, else any key that reads
-/// `citekey` or `citationkey` once case, `-`, `_` and spaces are set aside. Returns the field's
-/// name and the key.
+/// `citekey`, `citationkey` or `zoterocitekey` once case, `-`, `_` and spaces are set aside.
+/// Returns the field's name and the key.
 pub fn frontmatter_citekey(fm: &Frontmatter) -> Option<(String, String)> {
     let named = |k: &str| {
         let folded: String =
             k.chars().filter(|c| !matches!(c, '-' | '_' | ' ')).collect::<String>().to_lowercase();
-        folded == "citekey" || folded == "citationkey"
+        folded == "citekey" || folded == "citationkey" || folded == "zoterocitekey"
     };
     let exact = fm.data.get_key_value("citekey");
     exact.into_iter().chain(fm.data.iter().filter(|(k, _)| named(k))).find_map(|(k, v)| {

@@ -333,10 +333,11 @@ impl Eval<'_> {
     fn for_loop(&mut self, vars: &[String], iter: &Expr, body: &[Node], empty: &[Node]) -> Pat {
         let var = vars.first().cloned().unwrap_or_default();
         match self.eval(iter) {
-            Val::Annotations(facts) => {
+            Val::Annotations(mut facts) => {
                 let mut scope = carried(body);
                 scope.extend([(var, Val::Ann), ("loop".into(), Val::Any)]);
-                let pat = self.scoped(scope, |ev| ev.nodes(body));
+                let (pat, filter) = filter_of(self.scoped(scope, |ev| ev.nodes(body)));
+                facts.extend(filter);
                 let prints_annotations =
                     [Field::Text, Field::Comment, Field::Image].iter().any(|f| pat.has_field(*f));
                 if prints_annotations {
@@ -593,6 +594,23 @@ impl Eval<'_> {
                 truthy(&v)
             }
         }
+    }
+}
+
+/// A loop body that is one `{% if %}` printing nothing otherwise (`{% for a in annotations %}{%
+/// if a.color == "#ffd400" %}…{% endif %}{% endfor %}`) filters the loop, as `filterby` does: the
+/// branch's facts become the loop's and the branch its body. Loops over each colour that print
+/// the same body then share one reader, told apart by the heading over each of them.
+fn filter_of(pat: Pat) -> (Pat, Vec<Fact>) {
+    match pat {
+        Pat::Alt(mut branches)
+            if branches.len() > 1 && branches.iter().filter(|(_, p)| !p.is_empty()).count() == 1 =>
+        {
+            let at = branches.iter().position(|(_, p)| !p.is_empty()).unwrap_or(0);
+            let (facts, body) = branches.swap_remove(at);
+            (body, facts)
+        }
+        other => (other, Vec::new()),
     }
 }
 

@@ -182,14 +182,20 @@ impl Template {
         let marks = self.header_marks(text, from);
         let from = self.region_start(text, from);
         let hits = self.matcher.find(text, from, text.len(), &stop);
-        hits.into_iter()
-            .filter(|hit| !is_decoration(&text[hit.start..hit.end]))
-            .map(|hit| {
-                let facts = self.loop_facts(hit.body, hit.start, &marks);
-                let draft = draft_of(&hit, &facts, text);
-                Found { start: hit.start, end: hit.end, draft }
-            })
-            .collect()
+        let mut found = Vec::new();
+        for hit in hits.into_iter().filter(|hit| !is_decoration(&text[hit.start..hit.end])) {
+            let facts = self.loop_facts(hit.body, hit.start, &marks);
+            let mut draft = draft_of(&hit, &facts, text);
+            let image = image_after_fields(&hit, &draft);
+            let split = image.map(|at| {
+                let image =
+                    Draft { image: draft.image.take(), color: draft.color.clone(), ..Draft::default() };
+                Found { start: at, end: hit.end, draft: image }
+            });
+            found.push(Found { start: hit.start, end: split.as_ref().map_or(hit.end, |s| s.start), draft });
+            found.extend(split);
+        }
+        found
     }
 
     /// Whether `text` (a few words) is a constant the template prints as a whole (`Quote` in
@@ -414,6 +420,25 @@ fn line_start(text: &str, from: usize, line: &str) -> Option<usize> {
         pos += l.len();
     }
     None
+}
+
+/// Where the image of an iteration that also read a highlight's text starts, when it comes after
+/// every other field: Zotero's highlights hold no image and its image annotations no text, so these
+/// are two annotations (an image printed after a highlight where the template's branches allow
+/// both in one iteration), the image with no field of its own but its colour.
+fn image_after_fields(hit: &matcher::Hit, draft: &Draft<'_>) -> Option<usize> {
+    if draft.text.is_empty() || draft.image.is_none() {
+        return None;
+    }
+    let image = hit.captures.iter().find(|c| c.field == Field::Image && !c.value.is_empty())?;
+    let others_end = hit
+        .captures
+        .iter()
+        .filter(|c| c.field != Field::Image && !c.value.is_empty())
+        .map(|c| c.span.1)
+        .max()
+        .unwrap_or(hit.start);
+    (image.span.0 > others_end).then_some(image.span.0)
 }
 
 fn draft_of(hit: &matcher::Hit, loop_facts: &[Fact], text: &str) -> Draft<'static> {
