@@ -284,8 +284,12 @@ fn clean(value: &str) -> String {
     if t.contains("{{") && t.contains("}}") {
         return String::new();
     }
-    // A value set in code (`**Citekey:** `key``).
-    let t = t.strip_prefix('`').and_then(|c| c.strip_suffix('`')).filter(|c| !c.contains('`')).unwrap_or(t);
+    // A value set in code (`**Citekey:** `key``), or quoted as in YAML (`title: "Tide Mills"` in a
+    // frontmatter a template left unclosed).
+    let t = ['`', '"', '\'']
+        .iter()
+        .find_map(|&q| t.strip_prefix(q).and_then(|c| c.strip_suffix(q)).filter(|c| !c.contains(q)))
+        .unwrap_or(t);
     t.trim().to_string()
 }
 
@@ -335,6 +339,9 @@ mod tests {
         assert_eq!((m.citekey.as_deref(), m.authors.as_deref()), (Some("lee2020"), Some("Ann Lee")));
         let m = meta("---\nzotero_citekey: lee2021\n---\n");
         assert_eq!(m.citekey.as_deref(), Some("lee2021"));
+        // A frontmatter whose closing fence the template glued to the next line is no frontmatter.
+        let m = meta("---\ntitle: \"Tide Mills\"\nyear: 2019\n---# Tide Mills\n");
+        assert_eq!((m.title.as_deref(), m.year.as_deref()), (Some("Tide Mills"), Some("2019")));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::pattern::{Fact, Field, Pat, Slot, Transform};
 use super::syntax::{self, Expr, Node, Params, SetValue};
+use crate::annotations::colors;
 
 /// A loop over the annotations: its body and what its filters say about every annotation in it.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +34,14 @@ pub type Loader<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Evaluates `nodes` (a parsed template).
 pub fn evaluate(nodes: &[Node], loader: Loader<'_>) -> Program {
-    let mut ev = Eval { scopes: vec![globals()], loops: Vec::new(), problems: Vec::new(), depth: 0, loader };
+    let mut ev = Eval {
+        scopes: vec![globals()],
+        loops: Vec::new(),
+        problems: Vec::new(),
+        depth: 0,
+        loader,
+        known: Vec::new(),
+    };
     let outer = ev.nodes(nodes);
     Program { outer, loops: ev.loops, problems: ev.problems }
 }
@@ -115,6 +123,9 @@ struct Eval<'a> {
     problems: Vec<(usize, String)>,
     depth: usize,
     loader: Loader<'a>,
+    /// Per loop over the annotations being evaluated: the fields its filters fix (`filterby("color",
+    /// "startswith", "#ff6666")` gives every annotation in it that colour).
+    known: Vec<Vec<(Field, String)>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -336,7 +347,9 @@ impl Eval<'_> {
             Val::Annotations(mut facts) => {
                 let mut scope = carried(body);
                 scope.extend([(var, Val::Ann), ("loop".into(), Val::Any)]);
+                self.known.push(fixed_fields(&facts));
                 let (pat, filter) = filter_of(self.scoped(scope, |ev| ev.nodes(body)));
+                self.known.pop();
                 facts.extend(filter);
                 let prints_annotations =
                     [Field::Text, Field::Comment, Field::Image].iter().any(|f| pat.has_field(*f));
@@ -397,6 +410,18 @@ impl Eval<'_> {
         }
     }
 
+    /// `target.name`, where a field the loop's filter fixes is that value (`categoryIcon[
+    /// zoteroColors[entry.color]]` in a loop over the red annotations prints the red one's icon).
+    fn attr(&self, target: Val, name: &str) -> Val {
+        if matches!(target, Val::Ann)
+            && let Some(field) = Field::of_attribute(name)
+            && let Some((_, value)) = self.known.last().into_iter().flatten().find(|(f, _)| *f == field)
+        {
+            return Val::Str(value.clone());
+        }
+        attr(target, name)
+    }
+
     fn eval(&mut self, e: &Expr) -> Val {
         match e {
             Expr::Str(s) => Val::Str(s.clone()),
@@ -407,13 +432,13 @@ impl Eval<'_> {
             Expr::Var(name) => self.get(name),
             Expr::Attr(target, name) => {
                 let target = self.eval(target);
-                attr(target, name)
+                self.attr(target, name)
             }
             Expr::Index(target, index) => {
                 let target = self.eval(target);
                 let index = self.eval(index);
                 match (target, index) {
-                    (t, Val::Str(key)) => attr(t, &key),
+                    (t, Val::Str(key)) => self.attr(t, &key),
                     (Val::List(items), Val::Num(i)) => items.get(i as usize).cloned().unwrap_or(Val::Null),
                     (Val::Dict(entries), Val::Field(f, _)) => Val::Switch(f, entries),
                     // `categoryIcon[zoteroColors[entry.color]]`: a dict looked up by what another
@@ -595,6 +620,25 @@ impl Eval<'_> {
             }
         }
     }
+}
+
+/// The fields `facts` (a loop's filters) fix to one whole value: a colour's full hex, a Zotero
+/// colour name, a type. A prefix (`startswith "#ff"`) fixes nothing.
+fn fixed_fields(facts: &[Fact]) -> Vec<(Field, String)> {
+    const TYPES: [&str; 6] = ["highlight", "underline", "note", "image", "ink", "text"];
+    facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::Is(Field::Color, v) if v.len() == 7 && colors::parse_hex(v).is_some() => {
+                Some((Field::Color, v.to_ascii_lowercase()))
+            }
+            Fact::Is(Field::ColorCategory, v) if colors::zotero_hex_of_name(v).is_some() => {
+                Some((Field::ColorCategory, v.clone()))
+            }
+            Fact::Is(Field::Type, v) if TYPES.contains(&v.as_str()) => Some((Field::Type, v.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A loop body that is one `{% if %}` printing nothing otherwise (`{% for a in annotations %}{%

@@ -109,7 +109,8 @@ impl Template {
             }
         }
         let matcher = matcher::Matcher::new(&unique).map_err(|e| TemplateError { line: 0, message: e.0 })?;
-        let (headers, anchors) = headers(&program.outer, program.loops.len());
+        let (mut headers, anchors) = headers(&program.outer, program.loops.len());
+        inner_headings(&program.loops, &mut headers);
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -250,16 +251,60 @@ impl Template {
     }
 
     /// The facts of the loop a hit of `body` at `at` belongs to: the loop whose header came last
-    /// before it, else what all loops sharing the body agree on.
+    /// before it (of those sharing the body, else that header's own), else what all loops sharing
+    /// the body agree on.
     fn loop_facts(&self, body: usize, at: usize, marks: &[(usize, usize)]) -> Vec<Fact> {
         let loops = &self.bodies[body];
-        if let Some(&(_, h)) = marks.iter().rev().find(|(p, _)| *p <= at)
-            && let Some(&n) = loops.iter().find(|&&n| self.headers[n] == self.headers[h])
-        {
-            return self.loops[n].facts.clone();
+        if let Some(&(_, h)) = marks.iter().rev().find(|(p, _)| *p <= at) {
+            // Under another loop's heading, an iteration that printed none of what tells the
+            // loops apart (an image, where the loops differ only in the heading their first
+            // iteration prints or an icon before the text) is that loop's.
+            let n = loops.iter().find(|&&n| self.headers[n] == self.headers[h]).unwrap_or(&h);
+            return self.loops[*n].facts.clone();
         }
         let first = &self.loops[loops[0]].facts;
         first.iter().filter(|f| loops.iter().all(|&n| self.loops[n].facts.contains(f))).cloned().collect()
+    }
+}
+
+/// A loop with no header line before it whose body prints a heading no other loop prints (`{% if
+/// loop.first %}## ⛔ Disagree{% endif %}` in a loop over the red annotations): that heading is its
+/// header.
+fn inner_headings(loops: &[eval::LoopInfo], headers: &mut [Option<String>]) {
+    fn lits<'p>(p: &'p Pat, out: &mut Vec<&'p str>) {
+        match p {
+            Pat::Lit(s) => out.push(s),
+            Pat::Seq(items) => items.iter().for_each(|i| lits(i, out)),
+            Pat::Alt(branches) => branches.iter().for_each(|(_, b)| lits(b, out)),
+            Pat::Repeat(inner) => lits(inner, out),
+            Pat::Slot(_) | Pat::Loop(_) => {}
+        }
+    }
+    let is_heading = |l: &str| {
+        let level = l.bytes().take_while(|&b| b == b'#').count();
+        (1..=6).contains(&level)
+            && l[level..].starts_with(' ')
+            && l[level..].chars().filter(|c| c.is_alphanumeric()).count() >= 2
+    };
+    let headings: Vec<Vec<String>> = loops
+        .iter()
+        .map(|info| {
+            let mut out = Vec::new();
+            lits(&info.body, &mut out);
+            out.iter()
+                .flat_map(|s| s.lines())
+                .map(str::trim)
+                .filter(|l| is_heading(l))
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    for (n, header) in headers.iter_mut().enumerate() {
+        if header.is_none() {
+            let unique =
+                |l: &&String| headings.iter().enumerate().all(|(m, other)| m == n || !other.contains(l));
+            *header = headings[n].iter().find(unique).cloned();
+        }
     }
 }
 
@@ -274,10 +319,23 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>)
         lines: Vec<String>,
         headers: Vec<Option<String>>,
         anchors: Vec<Vec<String>>,
+        /// Whether a slot's value was printed since the last line break: the next literal's
+        /// first line is the end of that line, not a line of its own.
+        open_line: bool,
     }
     fn walk(p: &Pat, w: &mut Walk) {
         match p {
-            Pat::Lit(s) => {
+            Pat::Lit(text) => {
+                let open = w.open_line;
+                w.open_line =
+                    if text.contains('\n') { !text.ends_with('\n') } else { open || !text.is_empty() };
+                let s = if open { text.find('\n').map_or("", |i| &text[i..]) } else { text.as_str() };
+                if s.is_empty() {
+                    if !text.trim().is_empty() {
+                        w.last = None;
+                    }
+                    return;
+                }
                 let whole_lines = s.trim_end().contains('\n') || s.ends_with('\n');
                 let mut lines: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
                 if whole_lines {
@@ -296,6 +354,7 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>)
                 }
             }
             Pat::Loop(n) => {
+                w.open_line = false;
                 if let Some(slot) = w.headers.get_mut(*n) {
                     *slot = w.last.clone();
                 }
@@ -307,7 +366,10 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>)
             Pat::Seq(items) => items.iter().for_each(|i| walk(i, w)),
             Pat::Alt(branches) => branches.iter().for_each(|(_, b)| walk(b, w)),
             Pat::Repeat(inner) => walk(inner, w),
-            Pat::Slot(_) => w.last = None,
+            Pat::Slot(_) => {
+                w.last = None;
+                w.open_line = true;
+            }
         }
     }
     let mut w = Walk { headers: vec![None; count], anchors: vec![Vec::new(); count], ..Walk::default() };
