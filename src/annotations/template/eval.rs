@@ -316,21 +316,24 @@ impl Eval<'_> {
             let value_in = |set: &Vec<(String, Val)>| {
                 set.iter().rev().find(|(n, _)| *n == name).map_or_else(|| before.clone(), |(_, v)| v.clone())
             };
-            let mut values: Vec<Val> = sets.iter().map(value_in).collect();
-            if !exhaustive {
-                values.push(before.clone());
-            }
             let printable = |v: &Val| {
                 matches!(
                     v,
                     Val::Str(_) | Val::Num(_) | Val::Null | Val::Field(..) | Val::Switch(..) | Val::Pat(_)
                 )
             };
+            // With no branch taken the value stays what it was: unknown in a loop that sets it
+            // (the last iteration's, one of these), so only the branches' values are expected.
+            let keeps_before = !exhaustive && printable(&before);
+            let mut values: Vec<Val> = sets.iter().map(value_in).collect();
+            if keeps_before {
+                values.push(before.clone());
+            }
             let merged = if values.len() == 1 {
                 values.pop().unwrap_or(Val::Any)
             } else if values.iter().all(printable) {
                 let facts =
-                    alts.iter().map(|(f, _)| f.clone()).chain((!exhaustive).then(|| otherwise.to_vec()));
+                    alts.iter().map(|(f, _)| f.clone()).chain(keeps_before.then(|| otherwise.to_vec()));
                 Val::Pat(Pat::Alt(facts.zip(values.into_iter().map(render)).collect()))
             } else {
                 // As before branches were told apart: what the last branch that sets it set (an

@@ -127,10 +127,14 @@ impl Matcher {
     /// first when its body ends with free text (a comment of several paragraphs), up to a line
     /// `stop` says ends the loop's output.
     pub fn find(&self, text: &str, from: usize, to: usize, stop: &dyn Fn(&str) -> bool) -> Vec<Hit> {
-        let hay = &text[..to];
         let mut hits: Vec<Hit> = Vec::new();
         let mut pos = from;
         while pos < to {
+            // On a line of several image embeds and nothing else, each embed is read alone: the
+            // text is cut after the next one (a template that prints image annotations one after
+            // another on a line, where an iteration must end at the line's end).
+            let next = pos + text[pos..].len() - text[pos..].trim_start().len();
+            let hay = &text[..embed_end(text, next).map_or(to, |end| end.min(to))];
             let glued =
                 (pos > from && !text[..pos].ends_with('\n')).then(|| self.glued_at(hay, pos)).flatten();
             let (tier, caps, offset) = match glued {
@@ -518,6 +522,26 @@ fn bare(p: &Pat) -> Pat {
         *s = s.trim_end().to_string();
     }
     Pat::Seq(items)
+}
+
+/// Where the image embed after `pos` ends, when `pos` is on a line of two or more embeds and
+/// nothing else (`   ![[a.png]]  ![[b.png]]`).
+fn embed_end(text: &str, pos: usize) -> Option<usize> {
+    let line_start = text[..pos].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[pos..].find('\n').map_or(text.len(), |n| pos + n);
+    let line = &text[line_start..line_end];
+    let mut ends = Vec::new();
+    let mut rest = line.trim_start();
+    while let Some(inner) = rest.strip_prefix("![[") {
+        let end = inner.find("]]")?;
+        // `inner` is the end of `line`.
+        ends.push(line_start + line.len() - inner.len() + end + 2);
+        rest = inner[end + 2..].trim_start();
+    }
+    if ends.len() < 2 || !rest.trim().is_empty() {
+        return None;
+    }
+    ends.into_iter().find(|&end| end > pos)
 }
 
 /// Whether `line` holds only embeds of images Zotero exported (`  ![[…/image-4-x98-y401.png]]  ![[…]]`):

@@ -53,6 +53,37 @@ fn colour_groups_unrolled_from_a_dictionary_give_each_its_colour() {
 }
 
 #[test]
+fn a_value_set_per_colour_in_an_if_chain_is_any_of_them() {
+    // No `else`: the callout keeps the last iteration's value when no branch is taken.
+    let template = "{% for a in annotations -%}\n{%- if a.color == \"#5fb236\" -%}{%- set c = \"[!quote|#5fb236]+ key\" -%}{%- elif a.color == \"#f19837\" -%}{%- set c = \"[!quote|#f19837]+ term\" -%}{%- elif a.color == \"#ffd400\" -%}{%- set c = \"[!quote|#ffd400]+ check\" -%}{%- endif %}\n> {{c}}\n> «{{a.annotatedText}}» ([Page {{a.page}}](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.page}}&annotation={{a.id}}))\n{% endfor -%}";
+    let note = "\n> [!quote|#5fb236]+ key\n> «one» ([Page 1](zotero://open-pdf/library/items/K?page=1&annotation=A))\n\n> [!quote|#ffd400]+ check\n> «two» ([Page 2](zotero://open-pdf/library/items/K?page=2&annotation=B))\n\n> [!quote|#f19837]+ term\n> «three» ([Page 3](zotero://open-pdf/library/items/K?page=3&annotation=C))\n";
+    let doc = read(template, note);
+    assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate);
+    let read: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.color_hex.as_deref())).collect();
+    assert_eq!(
+        read,
+        [(Some("one"), Some("#5fb236")), (Some("two"), Some("#ffd400")), (Some("three"), Some("#f19837"))]
+    );
+}
+
+#[test]
+fn images_printed_one_after_another_on_a_line_are_one_annotation_each() {
+    let template = "{% for a in annotations -%}{%- if a.annotatedText -%}\n<mark>{{a.annotatedText}}</mark> ([{{a.page}}](zotero://open-pdf/library/items/K?page={{a.page}}&annotation={{a.id}}))\n\n{%- endif %} {% if a.imageRelativePath %} ![[{{a.imageRelativePath}}]]{% endif %}{% endfor -%}";
+    let note = "\n<mark>first</mark> ([2](zotero://open-pdf/library/items/K?page=2&annotation=A))\n   ![[figure one.png]]  ![[algo.png]]\n<mark>second</mark> ([3](zotero://open-pdf/library/items/K?page=3&annotation=B))\n";
+    let doc = read(template, note);
+    let read: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.image_path.as_deref())).collect();
+    assert_eq!(
+        read,
+        [
+            (Some("first"), None),
+            (None, Some("figure one.png")),
+            (None, Some("algo.png")),
+            (Some("second"), None)
+        ]
+    );
+}
+
+#[test]
 fn templates_that_cannot_be_read_say_why() {
     let e = Template::compile("t.md", "{% for a in annotations %}x", &no_includes).unwrap_err();
     assert!(e.message.contains("endfor"), "{e}");
