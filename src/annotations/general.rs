@@ -1038,7 +1038,7 @@ fn take_marks(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         let name = &tag[1..1 + name_len];
         let Some(lower) = [
             "mark", "/mark", "span", "/span", "br", "b", "/b", "i", "/i", "u", "/u", "font", "/font", "p",
-            "/p",
+            "/p", "small", "/small", "em", "/em", "strong", "/strong",
         ]
         .into_iter()
         .find(|t| t.eq_ignore_ascii_case(name)) else {
