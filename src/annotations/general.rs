@@ -828,6 +828,8 @@ fn info(raw: &str) -> Info<'_> {
         inner = r.trim_start_matches(' ');
     }
     let inner = inner.trim();
+    // `&gt; "text"`: a quote marker a conversion escaped, no part of the line.
+    let inner = if depth == 0 { inner.strip_prefix("&gt; ").unwrap_or(inner) } else { inner };
     let mut info = Info { depth, blank: inner.is_empty(), ..Info::default() };
     if info.blank {
         return info;
@@ -1122,6 +1124,7 @@ fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         let Some(end) = matching_paren(&s[mid + 1..]).map(|e| mid + 1 + e) else { break };
         let label = &s[open + 1..mid];
         let target = s[mid + 2..end].trim().trim_start_matches('<').trim_end_matches('>');
+        let target = inner_link(target).unwrap_or(target);
         let page_in_label = label_page(label);
         let kept = link_meaning(label, page_in_label.as_deref(), target, info);
         changed |= kept;
@@ -1139,6 +1142,15 @@ fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         out.push_str(s);
         *rest = Cow::Owned(out);
     }
+}
+
+/// The target of a link that is itself a link's whole target (`[Author 2020:5]([Link](zotero://…))`,
+/// a vault whose links were rewritten twice).
+fn inner_link(target: &str) -> Option<&str> {
+    let rest = target.strip_prefix('[')?.strip_suffix(')')?;
+    let mid = find_short(rest, "](")?;
+    let inner = rest[mid + 2..].trim();
+    inner.starts_with("zotero://").then_some(inner)
 }
 
 /// Removes a page word (`Seite`, `Page`, `p.`, `S.`, `pág.`, `стр.`) that ends `out`.
@@ -1214,6 +1226,10 @@ fn link_meaning(label: &str, page_in_label: Option<&str>, target: &str, info: &m
         }
         if annotation {
             info.go_to |= label.trim().eq_ignore_ascii_case("go to annotation");
+            // ZotFile's extracted notes: `comment ([note on p.11](zotero://…))`.
+            if strip_prefix_ci(label.trim(), "note on p").is_some() {
+                info.label.get_or_insert_with(|| "note".to_string());
+            }
             // The annotation's own link wins over the item's citation link read before it
             // (`([Author, 2021, p. 4](zotero://select/…)) ([pdf](zotero://open-pdf/…))`).
             if info.link.as_deref().is_some_and(|l| l.starts_with("zotero://select/")) {
