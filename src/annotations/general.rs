@@ -680,12 +680,21 @@ fn unwrap_emphasis(t: &str) -> &str {
     for m in ["**", "__", "*", "_"] {
         if let Some(inner) = t.strip_prefix(m).and_then(|r| r.strip_suffix(m))
             && !inner.is_empty()
-            && !inner.contains(m)
+            && (!inner.contains(m) || m.len() == 1 && nested_emphasis(inner, m))
         {
             return inner.trim();
         }
     }
     t
+}
+
+/// Whether the `m` signs inside an emphasis are pairs of their own (`*a *b* c*`): the first opens
+/// (after a space, before a word), and they are even. `*a* and *b*` is two emphases, not one.
+fn nested_emphasis(inner: &str, m: &str) -> bool {
+    let Some(first) = inner.find(m) else { return true };
+    let opens = inner[..first].ends_with(char::is_whitespace)
+        && inner[first + m.len()..].starts_with(|c: char| !c.is_whitespace());
+    opens && inner.matches(m).count().is_multiple_of(2)
 }
 
 /// A list item's text without its marker (`- `, `* `, `+ `): `- **bold**` keeps its emphasis.
@@ -1079,22 +1088,26 @@ fn take_links(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     if memchr::memchr(b'[', rest.as_bytes()).is_some() {
         links_off(rest, info);
     }
-    // Empty parentheses left by `([p. 3](…))`.
+    // Empty parentheses left by `([p. 3](…))`; by `*comment ([note on p.3](…))* )` the emphasis
+    // that closes inside them is kept (`*comment *`).
     if memchr::memchr(b'(', rest.as_bytes()).is_some() {
-        for empty in ["()", "( )"] {
+        for (empty, kept) in
+            [("()", ""), ("( )", ""), ("(* )", "*"), ("(*)", "*"), ("(_ )", "_"), ("(_)", "_")]
+        {
             if find_short(rest, empty).is_some() {
-                *rest = Cow::Owned(without(rest, empty));
+                *rest = Cow::Owned(replaced(rest, empty, kept));
             }
         }
     }
 }
 
-/// `s` with every `pattern` in it removed, as `str::replace(pattern, "")` does.
-fn without(s: &str, pattern: &str) -> String {
+/// `s` with every `pattern` in it replaced by `with`, as `str::replace` does.
+fn replaced(s: &str, pattern: &str, with: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut from = 0;
     while let Some(at) = find_short(&s[from..], pattern) {
         out.push_str(&s[from..from + at]);
+        out.push_str(with);
         from += at + pattern.len();
     }
     out.push_str(&s[from..]);
