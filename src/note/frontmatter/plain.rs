@@ -9,8 +9,9 @@
 //! Read here: `key: value` lines at the left margin; values that are a plain scalar starting
 //! with a letter (not one YAML reads as a boolean or null), a run of digits without a leading
 //! zero, a date `YYYY-MM-DD`, a plain scalar starting with a digit that no number can be (a
-//! Zotero key `5EVNH2TP`, a DOI, a timestamp), a quoted string without escapes, a flow list `[a, "b"]` of such,
-//! nothing (null), or nothing followed by `- item` lines; whole-line comments and blank lines.
+//! Zotero key `5EVNH2TP`, a DOI, a timestamp), a quoted string without escapes, a flow list
+//! `[a, "b"]` of such, nothing (null), or nothing followed by `- item` lines; whole-line comments
+//! and blank lines.
 //! Anything else — nested mappings, multi-line scalars, anchors, tags, escapes, comments after
 //! a value, duplicate keys, tabs — is left to the YAML reader.
 
