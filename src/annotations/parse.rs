@@ -48,7 +48,12 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
     let stem = name.strip_suffix(".md").unwrap_or(name);
-    let meta = super::meta::read(&fm, fm.unreadable_yaml(text), &lines, first, stem);
+    let mut meta = super::meta::read(&fm, fm.unreadable_yaml(text), &lines, first, stem);
+    // The template's own lines tell what the built-in reading did not find (`## {{title}}`).
+    let from_template = std::mem::take(&mut scan.template_meta);
+    meta.title = meta.title.or(from_template.title);
+    meta.authors = meta.authors.or(from_template.authors);
+    meta.year = meta.year.or(from_template.year);
     let citekey = super::meta::citekey(&meta, scan.first_cite.as_deref(), file_path);
     let title = meta.title.clone().unwrap_or_else(|| citekey.clone());
     if scan.annotations.is_empty() {
@@ -137,6 +142,8 @@ struct Scan {
     first_h1: Option<String>,
     first_cite: Option<String>,
     fields: Fields,
+    /// What the metadata lines of the template that read the note say.
+    template_meta: super::template::TemplateMeta,
     stop_at_first: bool,
     /// The block quote read last by [`Scan::annotation_in_quote_after`]: its lines (after the one
     /// it was read from) and its last line holding an annotation.
@@ -395,6 +402,8 @@ fn with_templates(
         let own_key = a.zotero_link.as_deref().and_then(annotation_key);
         (*at >= region || own_key.is_some_and(|k| !keys.contains(&k))) && !covered(*at, a)
     });
+    let first_read = found.iter().map(|f| f.0).min().unwrap_or(text.len());
+    scan.template_meta = template.read_meta(text, body, first_read);
     let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
     let lines_read: Vec<(usize, usize)> = found.iter().map(|f| (line_of(f.0), line_of(f.1))).collect();
     scan.diagnostics.retain(|d| !lines_read.iter().any(|&(first, last)| (first..=last).contains(&d.line)));

@@ -38,6 +38,20 @@ pub struct Template {
     anchors: Vec<Vec<String>>,
     /// Constructs the compiler did not understand: (template line or 0, message).
     pub problems: Vec<(usize, String)>,
+    /// The lines that print the item's title, authors or year (`## {{title}}`): the field, and
+    /// the constant text before and after it on its line.
+    meta_lines: Vec<(Field, String, String)>,
+}
+
+/// What the template's own metadata lines say in a note.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TemplateMeta {
+    /// The item's title.
+    pub title: Option<String>,
+    /// Its authors.
+    pub authors: Option<String>,
+    /// Its year.
+    pub year: Option<String>,
 }
 
 impl fmt::Debug for Template {
@@ -111,6 +125,7 @@ impl Template {
         let matcher = matcher::Matcher::new(&unique).map_err(|e| TemplateError { line: 0, message: e.0 })?;
         let (mut headers, anchors) = headers(&program.outer, program.loops.len());
         inner_headings(&program.loops, &mut headers);
+        let meta_lines = meta_lines(&program.outer);
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -120,6 +135,7 @@ impl Template {
             headers,
             anchors,
             problems: program.problems,
+            meta_lines,
         })
     }
 
@@ -233,6 +249,28 @@ impl Template {
             .unwrap_or(from)
     }
 
+    /// The title, authors and year the template's metadata lines print in `text[from..to]`
+    /// (the part of the note above its annotations): the first line of each shape, its value
+    /// without the template's text around it.
+    pub fn read_meta(&self, text: &str, from: usize, to: usize) -> TemplateMeta {
+        let mut meta = TemplateMeta::default();
+        for (field, before, after) in &self.meta_lines {
+            let slot = match field {
+                Field::MetaTitle => &mut meta.title,
+                Field::MetaAuthors => &mut meta.authors,
+                _ => &mut meta.year,
+            };
+            if slot.is_some() {
+                continue;
+            }
+            *slot = text[from..to.max(from)].lines().find_map(|line| {
+                let value = line.trim().strip_prefix(before.as_str())?.strip_suffix(after.as_str())?.trim();
+                (!value.is_empty() && !value.contains("{{")).then(|| value.to_string())
+            });
+        }
+        meta
+    }
+
     /// Where each loop's header line appears in the note: (position, loop).
     fn header_marks(&self, text: &str, from: usize) -> Vec<(usize, usize)> {
         let mut marks = Vec::new();
@@ -265,6 +303,45 @@ impl Template {
         let first = &self.loops[loops[0]].facts;
         first.iter().filter(|f| loops.iter().all(|&n| self.loops[n].facts.contains(f))).cloned().collect()
     }
+}
+
+/// The template's lines that print one metadata field between constant text of their own
+/// (`## {{title}}`, `Author: {{authors}}`): the field and the text before and after it, trimmed.
+/// A line with nothing around the field says nothing about where it is.
+fn meta_lines(outer: &Pat) -> Vec<(Field, String, String)> {
+    fn flat<'p>(p: &'p Pat, out: &mut Vec<&'p Pat>) {
+        match p {
+            Pat::Seq(items) => items.iter().for_each(|i| flat(i, out)),
+            other => out.push(other),
+        }
+    }
+    let mut items = Vec::new();
+    flat(outer, &mut items);
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Pat::Slot(slot) = item else { continue };
+        if !matches!(slot.field, Field::MetaTitle | Field::MetaAuthors | Field::MetaYear)
+            || !slot.transforms.is_empty()
+        {
+            continue;
+        }
+        // The constant text on the slot's line: after the last line break before it, up to the
+        // next one after it; a slot beside another value on its line is left out.
+        let before = match i.checked_sub(1).map(|b| items[b]) {
+            Some(Pat::Lit(s)) if s.contains('\n') || i == 1 => s.rsplit('\n').next().unwrap_or(""),
+            None => "",
+            _ => continue,
+        };
+        let after = match items.get(i + 1) {
+            Some(Pat::Lit(s)) if s.contains('\n') => s.split('\n').next().unwrap_or(""),
+            _ => continue,
+        };
+        let (before, after) = (before.trim_start(), after.trim_end());
+        if before.chars().any(|c| !c.is_whitespace()) || after.chars().any(|c| !c.is_whitespace()) {
+            out.push((slot.field, before.to_string(), after.to_string()));
+        }
+    }
+    out
 }
 
 /// A loop with no header line before it whose body prints a heading no other loop prints (`{% if

@@ -84,6 +84,15 @@ fn images_printed_one_after_another_on_a_line_are_one_annotation_each() {
 }
 
 #[test]
+fn the_templates_own_lines_give_the_title() {
+    let template = "## {{title}}\nAuthor: {{authors}}\n\n### Notes\n{% for a in annotations %}\n- {{a.annotatedText}} ([{{a.page}}](zotero://open-pdf/library/items/K?page={{a.page}}&annotation={{a.id}}))\n{% endfor %}";
+    let note = "## Tide Mills of the North Sea\nAuthor: Kari Haugen\n\n### Notes\n\n- one ([2](zotero://open-pdf/library/items/K?page=2&annotation=A))\n";
+    let doc = read(template, note);
+    assert_eq!(doc.title, "Tide Mills of the North Sea");
+    assert_eq!(doc.authors.as_deref(), Some("Kari Haugen"));
+}
+
+#[test]
 fn templates_that_cannot_be_read_say_why() {
     let e = Template::compile("t.md", "{% for a in annotations %}x", &no_includes).unwrap_err();
     assert!(e.message.contains("endfor"), "{e}");
