@@ -125,7 +125,8 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
     }
     let mut skip = skipped(lines, &infos);
     let above = image_comments_above(&infos);
-    for &(_, j) in &above {
+    let labelled = labelled_comments_above(&infos, &skip);
+    for &(_, j) in above.iter().chain(&labelled) {
         skip[j] = true;
     }
     let anchors: Vec<usize> = (0..infos.len()).filter(|&i| !skip[i] && infos[i].anchored()).collect();
@@ -158,11 +159,18 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
             |i: &Info<'_>| i.link.is_some() && i.image.is_none() && !has_word(&i.rest),
             |i: &Info<'_>| i.image.is_some() && i.link.is_none() && !has_word(&i.rest),
         );
+        // In a note that prints comments above their annotations, the comment may stand between
+        // the image and the link (`![[image-2-….png]]`, `> **Note**: …`, `>  [p. 2](zotero://…)`).
+        let comment_between =
+            |j: usize| labelled.iter().any(|&(m, c)| c == j && anchors.get(k + 1) == Some(&m));
         if let Some(&n) = anchors.get(k + 1)
             && (link_only(&infos[b]) && image_only(&infos[n])
                 || image_only(&infos[b]) && link_only(&infos[n]))
-            && infos[n].depth == infos[b].depth
-            && (b + 1..n).all(|j| infos[j].blank && infos[j].depth == infos[b].depth)
+            && (b + 1..n).all(|j| {
+                infos[j].blank && infos[j].depth == infos[b].depth && infos[n].depth == infos[b].depth
+                    || image_only(&infos[b]) && (infos[j].blank || comment_between(j))
+            })
+            && (infos[n].depth == infos[b].depth || (b + 1..n).any(comment_between))
         {
             b = n;
             k += 1;
@@ -197,6 +205,12 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
             && draft.comment.is_empty()
         {
             draft.comment.push(Cow::Owned(unwrap_emphasis(infos[j].rest.trim()).to_string()));
+        }
+        // A comment printed above its annotation comes first; what the record took after it is
+        // the export's own lines (`%% end annotations %%`), if anything.
+        if let Some(&(_, j)) = labelled.iter().find(|(n, _)| (a..=b).contains(n)) {
+            let comment = unwrap_emphasis(strip_label(infos[j].rest.trim())).to_string();
+            draft.comment.insert(0, Cow::Owned(comment));
         }
         claimed_until = draft_end(&infos, &skip, b, limit);
         // An annotation with nothing in it, under its own page heading (`## Page 9 ^id`, then
@@ -256,6 +270,41 @@ fn image_comments_above(infos: &[Info<'_>]) -> Vec<(usize, usize)> {
         {
             out.push((n, j));
         }
+    }
+    out
+}
+
+/// Notes that print each annotation's comment above it, as a labelled paragraph of its own
+/// (`> **笔记**: comment`, a blank line, then `> text [p. 2](zotero://…)`): each anchor with such a
+/// paragraph right above it, and the paragraph's line. Only when the first anchor has one (no
+/// annotation before it can own it) and no labelled paragraph follows the last anchor (where a
+/// note that prints comments after their annotations has its last one).
+fn labelled_comments_above(infos: &[Info<'_>], skip: &[bool]) -> Vec<(usize, usize)> {
+    let paragraph = |j: usize| {
+        let info = &infos[j];
+        (j == 0 || infos[j - 1].blank)
+            && infos.get(j + 1).is_some_and(|next| next.blank)
+            && !skip[j]
+            && !info.anchored()
+            && !info.heading
+            && is_labelled(&info.rest)
+            && has_word(strip_label(&info.rest))
+    };
+    let anchors: Vec<usize> = (0..infos.len()).filter(|&i| !skip[i] && infos[i].anchored()).collect();
+    let (Some(&first), Some(&last)) = (anchors.first(), anchors.last()) else { return Vec::new() };
+    let mut out = Vec::new();
+    for &n in &anchors {
+        let mut j = n;
+        while j > 0 && infos[j - 1].blank {
+            j -= 1;
+        }
+        if j < n && j > 0 && paragraph(j - 1) {
+            out.push((n, j - 1));
+        }
+    }
+    let after_last = (last + 1..infos.len()).take_while(|&j| !infos[j].heading).any(paragraph);
+    if out.first().is_none_or(|&(n, _)| n != first) || after_last {
+        return Vec::new();
     }
     out
 }
