@@ -39,6 +39,9 @@ pub struct Draft<'a> {
     pub image: Option<String>,
     /// The citekey of the annotation's `[@key …]` citation, if it has one.
     pub cite: Option<String>,
+    /// The comment stands after the template's own comment label: every word of it is the user's,
+    /// a line of `#tags` too (elsewhere such a last line is the tags the template prints).
+    pub labelled_comment: bool,
 }
 
 /// Resolves a colour to (meaning, hex); `None` meaning the colour is unknown (→ `other`).
@@ -132,9 +135,10 @@ impl Draft<'_> {
                 if strip_quotes(t).len() == t.len() { t.to_string() } else { strip_quotes(t).to_string() }
             })
         });
-        let mut comment = join(&self.comment)
-            .map(|c| strip_inline_html(&c).into_owned())
-            .map(|c| strip_bold(strip_trailing_debris(&c)).to_string());
+        let mut comment = join(&self.comment).map(|c| strip_inline_html(&c).into_owned()).map(|c| {
+            let kept = if self.labelled_comment { c.trim_end() } else { strip_trailing_debris(&c) };
+            strip_bold(kept).to_string()
+        });
         // A sticky note holds only a comment, and so does an image: Zotero gives neither a text.
         if matches!(kind, AnnotationType::Note | AnnotationType::Image) && comment.is_none() {
             comment = text.take();

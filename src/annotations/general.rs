@@ -210,6 +210,12 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         // the export's own lines (`%% end annotations %%`), if anything.
         if let Some(&(_, j)) = labelled.iter().find(|(n, _)| (a..=b).contains(n)) {
             let comment = unwrap_emphasis(strip_label(infos[j].rest.trim())).to_string();
+            // Lines the record took that are only debris (a tag line, `%% end … %%`) are the
+            // export's: the labelled comment is then the whole comment, tags and all.
+            if draft.comment.iter().all(|c| super::text::strip_trailing_debris(c).is_empty()) {
+                draft.comment.clear();
+                draft.labelled_comment = true;
+            }
             draft.comment.insert(0, Cow::Owned(comment));
         }
         claimed_until = draft_end(&infos, &skip, b, limit);
