@@ -43,7 +43,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         with_templates(&options.templates, text, body, options, &mut scan, &mut diagnostics);
         diagnostics.append(&mut scan.diagnostics);
         drop_repeated_titles(text, &mut scan.annotations);
-        drop_user_blocks(text, &mut scan.annotations);
+        drop_user_blocks(text, &scan.export_blocks, &mut scan.annotations);
     }
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
@@ -144,6 +144,8 @@ struct Scan {
     fields: Fields,
     /// What the metadata lines of the template that read the note say.
     template_meta: super::template::TemplateMeta,
+    /// The `persist` blocks in which that template prints its loops: the export's own.
+    export_blocks: Vec<String>,
     stop_at_first: bool,
     /// The block quote read last by [`Scan::annotation_in_quote_after`]: its lines (after the one
     /// it was read from) and its last line holding an annotation.
@@ -404,6 +406,7 @@ fn with_templates(
     });
     let first_read = found.iter().map(|f| f.0).min().unwrap_or(text.len());
     scan.template_meta = template.read_meta(text, body, first_read);
+    scan.export_blocks.clone_from(&template.persisted_loops);
     let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
     let lines_read: Vec<(usize, usize)> = found.iter().map(|f| (line_of(f.0), line_of(f.1))).collect();
     scan.diagnostics.retain(|d| !lines_read.iter().any(|&(first, last)| (first..=last).contains(&d.line)));
@@ -419,8 +422,9 @@ fn with_templates(
 
 /// Zotero Integration keeps a `{% persist "notes" %}` block between imports for the user's own
 /// writing (`%% begin notes %%` … `%% end notes %%`): what stands in one is never an annotation,
-/// unless it carries its own Zotero link. The `annotations` block is the export's.
-fn drop_user_blocks(text: &str, annotations: &mut Vec<(usize, Annotation)>) {
+/// unless it carries its own Zotero link. The `annotations` block is the export's, and so is each
+/// block in `exported` (the template that read the note prints a loop in it).
+fn drop_user_blocks(text: &str, exported: &[String], annotations: &mut Vec<(usize, Annotation)>) {
     let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
     let mut from = 0;
     while let Some(open) = find(&text[from..], "%% begin ").map(|o| from + o) {
@@ -428,7 +432,11 @@ fn drop_user_blocks(text: &str, annotations: &mut Vec<(usize, Annotation)>) {
         let Some(name_len) = find(&text[name_start..], " %%") else { break };
         let name = &text[name_start..name_start + name_len];
         from = name_start + name_len;
-        if name.contains('\n') || name.trim().eq_ignore_ascii_case("annotations") {
+        let name_trim = name.trim();
+        if name.contains('\n')
+            || name_trim.eq_ignore_ascii_case("annotations")
+            || exported.iter().any(|e| e == name_trim)
+        {
             continue;
         }
         let end_marker = format!("%% end {name} %%");

@@ -27,6 +27,9 @@ pub struct Program {
     pub loops: Vec<LoopInfo>,
     /// Constructs that were not understood, for the diagnostics: (line or 0, message).
     pub problems: Vec<(usize, String)>,
+    /// The names of the `persist` blocks that hold an annotation loop: what stands in such a
+    /// block in a note is the export's, not the user's own writing.
+    pub persisted_loops: Vec<String>,
 }
 
 /// Reads other templates named by `{% include %}` / `{% import %}` (Obsidian link text or a path).
@@ -41,9 +44,10 @@ pub fn evaluate(nodes: &[Node], loader: Loader<'_>) -> Program {
         depth: 0,
         loader,
         known: Vec::new(),
+        persisted_loops: Vec::new(),
     };
     let outer = ev.nodes(nodes);
-    Program { outer, loops: ev.loops, problems: ev.problems }
+    Program { outer, loops: ev.loops, problems: ev.problems, persisted_loops: ev.persisted_loops }
 }
 
 #[derive(Debug, Clone)]
@@ -126,6 +130,7 @@ struct Eval<'a> {
     /// Per loop over the annotations being evaluated: the fields its filters fix (`filterby("color",
     /// "startswith", "#ff6666")` gives every annotation in it that colour).
     known: Vec<Vec<(Field, String)>>,
+    persisted_loops: Vec<String>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -233,8 +238,14 @@ impl Eval<'_> {
             }
             Node::FilterBlock { body, .. } => self.nodes(body),
             Node::Persist { key, body } => {
+                let loops = self.loops.len();
                 let inner = self.nodes(body);
                 let key = render(self.eval(key));
+                if let Pat::Lit(name) = &key
+                    && self.loops.len() > loops
+                {
+                    self.persisted_loops.push(name.trim().to_string());
+                }
                 Pat::seq([
                     Pat::Lit("%% begin ".into()),
                     key.clone(),

@@ -38,6 +38,8 @@ pub struct Template {
     anchors: Vec<Vec<String>>,
     /// Constructs the compiler did not understand: (template line or 0, message).
     pub problems: Vec<(usize, String)>,
+    /// The `persist` blocks that hold an annotation loop (`%% begin results %%`): the export's.
+    pub persisted_loops: Vec<String>,
     /// The lines that print the item's title, authors or year (`## {{title}}`): the field, and
     /// the constant text before and after it on its line.
     meta_lines: Vec<(Field, String, String)>,
@@ -135,6 +137,7 @@ impl Template {
             headers,
             anchors,
             problems: program.problems,
+            persisted_loops: program.persisted_loops,
             meta_lines,
         })
     }
@@ -198,9 +201,11 @@ impl Template {
         let text = masked.as_ref();
         let marks = self.header_marks(text, from);
         let from = self.region_start(text, from);
-        let hits = self.matcher.find(text, from, text.len(), &stop);
+        let mut hits = self.matcher.find(text, from, text.len(), &stop);
+        hits.retain(|hit| !is_decoration(&text[hit.start..hit.end]));
+        drop_pageless(&mut hits);
         let mut found = Vec::new();
-        for hit in hits.into_iter().filter(|hit| !is_decoration(&text[hit.start..hit.end])) {
+        for hit in hits {
             let facts = self.loop_facts(hit.body, hit.start, &marks);
             let mut draft = draft_of(&hit, &facts, text);
             let image = image_after_fields(&hit, &draft);
@@ -424,7 +429,9 @@ fn headers(outer: &Pat, count: usize) -> (Vec<Option<String>>, Vec<Vec<String>>)
                         }
                     }
                     let distinct = |l: &str| l.chars().filter(|c| c.is_alphanumeric()).count() >= 2;
-                    w.last = lines.last().filter(|l| distinct(l)).map(|l| l.to_string());
+                    // Lines with no words after the header (`- [[]]` a user fills in, `---`)
+                    // leave it the loop's header.
+                    w.last = lines.iter().rev().find(|l| distinct(l)).map(|l| l.to_string());
                     w.lines.extend(lines.iter().filter(|l| distinct(l)).map(|l| l.to_string()));
                 } else if !s.trim().is_empty() {
                     w.last = None;
@@ -532,13 +539,33 @@ fn heading_text(line: &str) -> String {
     t[hashes..].replace("**", "")
 }
 
+/// Zotero gives every annotation of a PDF its page: where a template prints the page only `{% if
+/// annotation.page %}` and most iterations in the note took that branch, an iteration that did
+/// not, with no link or image either, is the user's own list item among the annotations (persist
+/// blocks the user writes in), not one the loop printed.
+fn drop_pageless(hits: &mut Vec<matcher::Hit>) {
+    let paged = hits.iter().filter(|h| h.facts.contains(&Fact::Has(Field::Page))).count();
+    let pageless = |h: &matcher::Hit| {
+        h.facts.contains(&Fact::Lacks(Field::Page))
+            && !h.captures.iter().any(|c| matches!(c.field, Field::Link | Field::Image | Field::PageLabel))
+    };
+    let unpaged = hits.iter().filter(|h| pageless(h)).count();
+    if paged >= 3 && paged > unpaged {
+        hits.retain(|h| !pageless(h));
+    }
+}
+
 /// Lines a loop's region holds that no annotation printed: an Obsidian comment (`%% begin
-/// annotations %%`, which Zotero Integration's `persist` writes) or the import stamp
-/// (`*Imported on [[2024-04-04]] at 15:34*`).
+/// annotations %%`, which Zotero Integration's `persist` writes), the import stamp
+/// (`*Imported on [[2024-04-04]] at 15:34*`) or a thematic break (`---` between sections, read
+/// as `- ` and `--` by a list item's loop).
 fn is_decoration(span: &str) -> bool {
     let t = span.trim();
     if t.contains('\n') {
         return false;
+    }
+    if crate::annotations::lines::is_thematic_break(t) {
+        return true;
     }
     let bare = t.trim_matches(['*', '_', ' ']).to_lowercase();
     (t.starts_with("%%") && t.ends_with("%%"))

@@ -207,3 +207,29 @@ fn a_label_the_template_prints_over_each_annotation_is_not_one() {
     );
     assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate);
 }
+
+#[test]
+fn loops_in_persist_blocks_are_the_exports_and_the_users_own_items_there_are_not() {
+    // Each colour's loop in a persist block of its own, the page printed only when there is one;
+    // the user writes in the same blocks (items without a page) and fills in the template's
+    // `- [[]]` placeholder, which then no longer marks where the loop starts.
+    let template = "## Aims\n{% persist \"aims\" %}\n{% for a in annotations -%}\n{%- if a.colorCategory == \"Blue\" and a.annotatedText %}\n- {% if a.page %}(p. {{a.page}}) {% endif %}{{a.annotatedText}}\n{%- if a.comment %}\n  - Note: {{a.comment}}\n{%- endif %}\n{%- endif -%}\n{%- endfor %}\n{% endpersist %}\n\n---\n\n## Findings\n{% persist \"findings\" %}\n- [[]]\n{% for a in annotations -%}\n{%- if a.colorCategory == \"Yellow\" and a.annotatedText %}\n- {% if a.page %}(p. {{a.page}}) {% endif %}{{a.annotatedText}}\n{%- if a.comment %}\n  - Note: {{a.comment}}\n{%- endif %}\n{%- endif -%}\n{%- endfor %}\n{% endpersist %}\n";
+    let note = "## Aims\n%% begin aims %%\n- SL = stride length, my abbreviation\n\n- (p. 2) measure how many strides are enough\n- (p. 2) compare corridors of two lengths\n  - Note: ten and twenty metres\n%% end aims %%\n\n---\n\n## Findings\n%% begin findings %%\n- [[Ten strides are enough for most groups]]\n\n- (p. 6) variability settles after ten strides\n- (p. 7) turns inflate the estimate\n%% end findings %%\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| {
+            (a.text.as_deref().unwrap_or(""), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref())
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("measure how many strides are enough", None, Some("#2ea8e5"), Some("2")),
+            ("compare corridors of two lengths", Some("ten and twenty metres"), Some("#2ea8e5"), Some("2")),
+            ("variability settles after ten strides", None, Some("#ffd400"), Some("6")),
+            ("turns inflate the estimate", None, Some("#ffd400"), Some("7")),
+        ]
+    );
+}
