@@ -153,3 +153,31 @@ mod binary {
         }
     }
 }
+
+/// Zotero Integration's settings name the template the user writes new notes with; an older note
+/// was written with the template beside it, which is read too.
+#[test]
+fn the_templates_beside_the_named_one_read_the_notes_they_wrote() {
+    let settings = r#"{"exportFormats": [{"name": "Note", "templatePath": "Meta/Templates/Current.md",
+        "outputPathTemplate": "Sources/@{{citekey}}.md"}]}"#;
+    let current = "{% for a in annotations %}\n> [!quote] {{a.annotatedText}}\n{% endfor %}\n";
+    let older = "{% for a in annotations %}\n{% if a.color == \"#ff6666\" %}\n- ! {{a.annotatedText}} [(p. {{a.page}})]({{a.desktopURI}})\n{% else %}\n- ~ {{a.annotatedText}} [(p. {{a.page}})]({{a.desktopURI}})\n{% endif %}\n{% endfor %}\n";
+    let note = "# Moss\n\n- ! Moss dries out within hours [(p. 3)](zotero://open-pdf/library/items/K1?page=3&annotation=A1)\n- ~ and recovers overnight [(p. 4)](zotero://open-pdf/library/items/K1?page=4&annotation=A2)\n";
+    let vault = scholia::vault::MemVault::with_files([
+        (".obsidian/plugins/obsidian-zotero-desktop-connector/data.json", settings),
+        ("Meta/Templates/Current.md", current),
+        ("Meta/Templates/Older.md", older),
+        ("Sources/@moss.md", note),
+    ])
+    .unwrap();
+    let setup = library::setup::discover(&vault, None);
+    let names: Vec<&str> = setup.report.templates.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(names, ["Meta/Templates/Current.md", "Meta/Templates/Older.md"]);
+    let doc = scholia::annotations::parse(note, "Sources/@moss.md", &setup.parse_options(&[]));
+    let read: Vec<(Option<&str>, Option<&str>)> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.color_hex.as_deref())).collect();
+    assert_eq!(
+        read,
+        [(Some("Moss dries out within hours"), Some("#ff6666")), (Some("and recovers overnight"), None)]
+    );
+}

@@ -116,8 +116,8 @@ fn template_file(raw: &str) -> Option<VaultPath> {
 }
 
 /// Finds and compiles the vault's templates: `template_path` (Scholia's settings) first, then the
-/// export formats of Zotero Integration's settings, else the notes of the vault that hold a loop
-/// over the annotations.
+/// export formats of Zotero Integration's settings and the other templates in their folders, else
+/// (none named) the notes of the vault that hold a loop over the annotations.
 pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
     let mut setup = Setup::default();
     let mut candidates: Vec<(VaultPath, &str)> = Vec::new();
@@ -147,8 +147,20 @@ pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
             Err(problem) => setup.report.problems.push(problem),
         }
     }
+    // The other templates beside a named one: older notes were often written with a template
+    // the user has since replaced in the same folder.
+    let mut folders: Vec<VaultPath> =
+        candidates.iter().map(|(p, _)| p.parent().unwrap_or_default()).collect();
+    folders.dedup();
+    for folder in folders.iter().filter(|f| !f.as_str().is_empty()) {
+        for path in template_notes(vault, folder) {
+            if !candidates.iter().any(|(p, _)| *p == path) {
+                candidates.push((path, "the named template's folder"));
+            }
+        }
+    }
     if candidates.is_empty() {
-        candidates.extend(template_notes(vault).into_iter().map(|p| (p, "vault")));
+        candidates.extend(template_notes(vault, &VaultPath::root()).into_iter().map(|p| (p, "vault")));
     }
     for (path, found_in) in candidates {
         let (template, report, labels) = compile(vault, &path, found_in);
@@ -253,8 +265,8 @@ fn line_message(line: usize, message: &str) -> String {
 }
 
 /// Notes that look like Zotero Integration templates: a Nunjucks loop and the annotation text.
-fn template_notes(vault: &dyn Vault) -> Vec<VaultPath> {
-    let Ok(files) = vault.list(&VaultPath::root()) else { return Vec::new() };
+fn template_notes(vault: &dyn Vault, folder: &VaultPath) -> Vec<VaultPath> {
+    let Ok(files) = vault.list(folder) else { return Vec::new() };
     let mut found = Vec::new();
     for meta in files.iter().filter(|f| f.path.is_markdown() && f.size < 256 * 1024) {
         let Ok(text) = vault.read(&meta.path) else { continue };
