@@ -542,6 +542,27 @@ fn record(
                 }
                 i += 1;
             }
+            // `[Annotation KEY · page 2](zotero://…)`, a blank line, then `> text`: a link on a
+            // line of its own heads the block quote below it, which is the text.
+            if text.is_empty() && depth == 0 && d.image.is_none() {
+                let mut j = i;
+                while j < end && infos[j].blank && infos[j].depth == 0 && j < i + 2 {
+                    j += 1;
+                }
+                if j < end && infos[j].depth > 0 && !infos[j].callout && !infos[j].anchored() {
+                    let mut k = j;
+                    while k < end
+                        && infos[k].depth > 0
+                        && !infos[k].callout
+                        && !infos[k].anchored()
+                        && !skip[k]
+                    {
+                        text.push(infos[k].rest.clone());
+                        k += 1;
+                    }
+                    i = k;
+                }
+            }
             after = i;
         }
     }
