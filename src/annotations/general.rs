@@ -595,6 +595,11 @@ fn record(
         if own_paragraph && info.blank || item_indent.is_some_and(|n| indent(i).is_some_and(|m| m <= n)) {
             break;
         }
+        // An Obsidian comment opened on a line of its own (another plugin's data below the
+        // export): hidden text, no part of a comment.
+        if rest.starts_with("%%") && !rest[2..].contains("%%") {
+            break;
+        }
         if rest == "---" || rest.is_empty() {
             // A blank line between the comment's paragraphs stays a paragraph break.
             if comment.last().is_some_and(|c| !c.is_empty()) {
