@@ -1424,6 +1424,7 @@ fn take_pages(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
                 .map_or(inner, |(_, p)| p.trim());
             let starts = |p: &str| locator.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
             if (starts("p.") || starts("pp.") || starts("page"))
+                && !inside_quote(&rest[..i])
                 && let Some(p) = page_of_locator(locator)
             {
                 info.page.get_or_insert(p);
@@ -1473,6 +1474,13 @@ fn take_pages(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         let start = offset_in(rest, kept);
         narrow(rest, start, start + kept.len());
     }
+}
+
+/// Whether the end of `before` lies inside a quotation the line opened (`“…`, `«…`): a page
+/// there is the quoted author's own citation (`“the will” (p. 272). Yet …`), not a locator.
+fn inside_quote(before: &str) -> bool {
+    let count = |c: char| before.matches(c).count();
+    count('“') > count('”') || count('«') > count('»')
 }
 
 /// Colour and type words around an anchor (`“…” Yellow Highlight`, a callout's `Highlight`, a
