@@ -315,10 +315,11 @@ pub fn legend_name(heading: &str) -> Option<String> {
 /// `const label = { "red": "Open problems", "yellow": "Ideas" }` (printed as the heading of each
 /// colour's group), a Nunjucks `{% set names = {"Red": "Critique"} %}`. Keys are Zotero colour
 /// names or `#rrggbb`; a value that is itself a colour (`"red": "#ff6666"`, `"yellow": "🟨"`) is
-/// a colour table, not a label. The first label of a colour wins.
+/// a colour table, not a label; of a list (`"yellow": ["Questions", "question"]`, a heading and a
+/// callout type) the first is the label. The first label of a colour wins.
 pub fn labels_in_template(text: &str) -> Vec<ColorEntry> {
     static PAIR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"["']?(#?[A-Za-z0-9]+)["']?[ \t]*:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#)
+        regex::Regex::new(r#"["']?(#?[A-Za-z0-9]+)["']?[ \t]*:[ \t]*\[?[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#)
             .expect("the label pattern compiles")
     });
     // ZotLit's Eta: `<% if (it.color == '#a28ae5') { %>Concepts<% } %>`.
@@ -404,6 +405,16 @@ mod tests {
             [
                 ("#ff6666".to_string(), "Open problems".to_string()),
                 ("#ffd400".to_string(), "Ideas".to_string())
+            ]
+        );
+        // A heading and a callout type per colour: the heading is the label.
+        let pairs = "<% const label = {\n  \"yellow\": [\"Fragen\",\"question\"],\n  \"green\": [ 'Hauptgedanken', 'idea' ],\n} %>";
+        let read = labels(pairs);
+        assert_eq!(
+            read,
+            [
+                ("#ffd400".to_string(), "Fragen".to_string()),
+                ("#5fb236".to_string(), "Hauptgedanken".to_string())
             ]
         );
         let branches = "[!note] <% if (it.color == '#a28ae5') { %>Concepts<% } %><% else if(it.color == '#5fb236') { %>Claims<% }%>";
