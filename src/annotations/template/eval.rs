@@ -66,6 +66,9 @@ enum Val {
     Ann,
     /// The annotations list, with the facts its filters give.
     Annotations(Vec<Fact>),
+    /// The annotations grouped by a field (`annotations | groupby("page")`): a loop over it gives
+    /// each group's value of the field and its annotations.
+    Grouped(Field, Vec<Fact>),
     /// The item's creators (a loop over them prints the authors).
     Creators,
     /// Text with slots (a macro's output, a `set` block, a concatenation).
@@ -408,6 +411,17 @@ impl Eval<'_> {
                     })
                     .collect();
                 Pat::seq(parts)
+            }
+            Val::Grouped(field, facts) => {
+                // `{% for page, annots in grouped %}#### Page {{page}}{% for a in annots %}…`: the
+                // group's value is printed once above its annotations (see `Template::group_lines`).
+                let mut scope = carried(body);
+                if let [key, group, ..] = vars {
+                    scope.push((key.clone(), Val::Field(field, Vec::new())));
+                    scope.push((group.clone(), Val::Annotations(facts)));
+                }
+                scope.push(("loop".into(), Val::Any));
+                Pat::Repeat(Box::new(self.scoped(scope, |ev| ev.nodes(body))))
             }
             Val::Creators => Pat::Slot(Slot { field: Field::MetaAuthors, transforms: Vec::new() }),
             _ => {
@@ -786,6 +800,10 @@ fn filter(target: Val, name: &str, args: &[Val]) -> Val {
                 }
                 Val::Annotations(facts)
             }
+            "groupby" => match args {
+                [Val::Str(prop), ..] if let Some(f) = Field::of_attribute(prop) => Val::Grouped(f, facts),
+                _ => Val::Any,
+            },
             "length" | "first" | "last" => Val::Any,
             _ => Val::Annotations(facts),
         },

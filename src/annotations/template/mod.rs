@@ -43,6 +43,9 @@ pub struct Template {
     /// The lines that print the item's title, authors or year (`## {{title}}`): the field, and
     /// the constant text before and after it on its line.
     meta_lines: Vec<(Field, String, String)>,
+    /// The lines that print a group's page, colour or type above its annotations (see
+    /// [`group_lines`]): the field, and the constant text before and after it on its line.
+    group_lines: Vec<(Field, String, String)>,
 }
 
 /// What the template's own metadata lines say in a note.
@@ -128,6 +131,7 @@ impl Template {
         let (mut headers, anchors) = headers(&program.outer, program.loops.len());
         inner_headings(&program.loops, &mut headers);
         let meta_lines = meta_lines(&program.outer);
+        let group_lines = group_lines(&program.outer);
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -139,6 +143,7 @@ impl Template {
             problems: program.problems,
             persisted_loops: program.persisted_loops,
             meta_lines,
+            group_lines,
         })
     }
 
@@ -200,6 +205,7 @@ impl Template {
         let masked = if self.source.contains('^') { Cow::Borrowed(text) } else { mask_block_ids(text) };
         let text = masked.as_ref();
         let marks = self.header_marks(text, from);
+        let groups = self.group_marks(text, from);
         let from = self.region_start(text, from);
         let mut hits = self.matcher.find(text, from, text.len(), &stop);
         hits.retain(|hit| !is_decoration(&text[hit.start..hit.end]));
@@ -208,6 +214,21 @@ impl Template {
         for hit in hits {
             let facts = self.loop_facts(hit.body, hit.start, &marks);
             let mut draft = draft_of(&hit, &facts, text);
+            if let Some((_, of_group)) = groups.iter().rev().find(|(at, _)| *at <= hit.start) {
+                for (field, value) in of_group {
+                    match field {
+                        Field::Page => draft.page = draft.page.take().or_else(|| Some(value.clone())),
+                        Field::Color => {
+                            draft.color.hex = draft.color.hex.take().or_else(|| Some(value.clone()))
+                        }
+                        Field::ColorCategory => {
+                            draft.color.name = draft.color.name.take().or_else(|| Some(value.clone()))
+                        }
+                        Field::Type => draft.label = draft.label.take().or_else(|| Some(value.clone())),
+                        _ => {}
+                    }
+                }
+            }
             let image = image_after_fields(&hit, &draft);
             let split = image.map(|at| {
                 let image =
@@ -293,6 +314,34 @@ impl Template {
         marks
     }
 
+    /// Where each group heading of the template stands in `text[from..]`, with the values it
+    /// prints (an `undefined` page, Zotero's for none, is no value).
+    fn group_marks(&self, text: &str, from: usize) -> Vec<(usize, Vec<(Field, String)>)> {
+        let mut marks = Vec::new();
+        if self.group_lines.is_empty() {
+            return marks;
+        }
+        let mut pos = from;
+        for line in text[from..].split_inclusive('\n') {
+            let t = line.trim();
+            let found: Vec<(Field, &str)> = self
+                .group_lines
+                .iter()
+                .filter_map(|(field, before, after)| {
+                    Some((*field, t.strip_prefix(before.as_str())?.strip_suffix(after.as_str())?.trim()))
+                })
+                .collect();
+            // A heading with no value (`#### Page undefined`) still ends the group above it.
+            if !found.is_empty() {
+                let valid = |v: &str| !v.is_empty() && v != "undefined" && !v.contains("  ");
+                let values = found.into_iter().filter(|(_, v)| valid(v)).map(|(f, v)| (f, v.to_string()));
+                marks.push((pos, values.collect()));
+            }
+            pos += line.len();
+        }
+        marks
+    }
+
     /// The facts of the loop a hit of `body` at `at` belongs to: the loop whose header came last
     /// before it (of those sharing the body, else that header's own), else what all loops sharing
     /// the body agree on.
@@ -314,20 +363,38 @@ impl Template {
 /// (`## {{title}}`, `Author: {{authors}}`): the field and the text before and after it, trimmed.
 /// A line with nothing around the field says nothing about where it is.
 fn meta_lines(outer: &Pat) -> Vec<(Field, String, String)> {
-    fn flat<'p>(p: &'p Pat, out: &mut Vec<&'p Pat>) {
+    field_lines(outer, false, |f| matches!(f, Field::MetaTitle | Field::MetaAuthors | Field::MetaYear))
+}
+
+/// The lines outside the annotation loops that print an annotation's page, colour or type
+/// between constant text: the heading of a group of annotations (`#### Page {{page}}` over a loop
+/// over `annotations | groupby("page")`), which gives that field to the annotations under it.
+fn group_lines(outer: &Pat) -> Vec<(Field, String, String)> {
+    field_lines(outer, true, |f| matches!(f, Field::Page | Field::Color | Field::ColorCategory | Field::Type))
+}
+
+/// The lines of `outer` (and of the loops over other lists and the branches in it, with
+/// `in_repeats`) that print
+/// one `wanted` field, untransformed, between constant text of their own.
+fn field_lines(
+    outer: &Pat,
+    in_repeats: bool,
+    wanted: impl Fn(Field) -> bool,
+) -> Vec<(Field, String, String)> {
+    fn flat<'p>(p: &'p Pat, in_repeats: bool, out: &mut Vec<&'p Pat>) {
         match p {
-            Pat::Seq(items) => items.iter().for_each(|i| flat(i, out)),
+            Pat::Seq(items) => items.iter().for_each(|i| flat(i, in_repeats, out)),
+            Pat::Repeat(inner) if in_repeats => flat(inner, in_repeats, out),
+            Pat::Alt(branches) if in_repeats => branches.iter().for_each(|(_, b)| flat(b, in_repeats, out)),
             other => out.push(other),
         }
     }
     let mut items = Vec::new();
-    flat(outer, &mut items);
+    flat(outer, in_repeats, &mut items);
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let Pat::Slot(slot) = item else { continue };
-        if !matches!(slot.field, Field::MetaTitle | Field::MetaAuthors | Field::MetaYear)
-            || !slot.transforms.is_empty()
-        {
+        if !wanted(slot.field) || !slot.transforms.is_empty() {
             continue;
         }
         // The constant text on the slot's line: after the last line break before it, up to the

@@ -233,3 +233,23 @@ fn loops_in_persist_blocks_are_the_exports_and_the_users_own_items_there_are_not
         ]
     );
 }
+
+#[test]
+fn a_group_heading_over_its_annotations_gives_them_its_page() {
+    // `groupby("page")`: the page is printed once, in the heading over each page's annotations;
+    // Zotero's `undefined` page (an annotation with none) ends the group above it.
+    let template = "### Annotations\n{% set byPage = annotations | groupby('page') %}\n{% for page, annots in byPage %}\n#### Page {{page}}\n\n{% for a in annots %}\n> {{a.annotatedText}}\n\n- **Color**: {{a.color}}\n\n---\n{% endfor %}\n{% endfor %}\n";
+    let note = "### Annotations\n\n#### Page 2\n\n> Tides rise twice a day.\n\n- **Color**: #ffd400\n\n---\n\n> The mill turns with them.\n\n- **Color**: #ff6666\n\n---\n\n#### Page 5\n\n> Spring tides are higher.\n\n- **Color**: #ffd400\n\n---\n\n#### Page undefined\n\n> A note on the cover.\n\n- **Color**: #ffd400\n\n---\n";
+    let doc = read(template, note);
+    let got: Vec<_> =
+        doc.annotations.iter().map(|a| (a.text.as_deref().unwrap_or(""), a.page.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            ("Tides rise twice a day.", Some("2")),
+            ("The mill turns with them.", Some("2")),
+            ("Spring tides are higher.", Some("5")),
+            ("A note on the cover.", None),
+        ]
+    );
+}
