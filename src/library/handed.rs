@@ -102,7 +102,9 @@ impl HandedVault {
 impl Vault for HandedVault {
     fn list(&self, folder: &VaultPath) -> Result<Vec<FileMeta>, VaultError> {
         let key = Self::folder_key(folder);
-        if !self.listed.contains(&key) {
+        // A folder inside one handed over whole is among its files (`/`: the notes that may be
+        // templates, which is what a folder is listed for).
+        if !self.listed.iter().any(|f| f == "/" || key.starts_with(f.as_str())) {
             self.need(key);
             return Ok(Vec::new());
         }
