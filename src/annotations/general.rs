@@ -477,6 +477,11 @@ fn record(
                 let after = after.strip_prefix("- ").unwrap_or(after).trim();
                 Some((m, (!after.is_empty()).then(|| strip_label(after))))
             });
+            // `<mark …>*“comment**</mark>`: a sticky note in a mark.
+            let marked = marked.map(|(m, c)| match bibnotes_note(m) {
+                Some(note) if c.is_none() => ("", Some(note)),
+                _ => (m, c),
+            });
             let (t, c) = marked
                 .or_else(|| bibnotes_split(rest))
                 .or_else(|| quoted_comment_after(rest))
@@ -687,6 +692,9 @@ fn bibnotes_split(rest: &str) -> Option<(&str, Option<&str>)> {
     if let Some(title) = t.strip_prefix("# «").and_then(|x| x.strip_suffix('»')) {
         return Some((title, None));
     }
+    if let Some(comment) = bibnotes_note(t) {
+        return Some(("", Some(comment)));
+    }
     let body = t.strip_prefix("*“")?.strip_suffix("»”*")?;
     if let Some(text) = body.strip_prefix('«') {
         return Some((text, None));
@@ -694,6 +702,13 @@ fn bibnotes_split(rest: &str) -> Option<(&str, Option<&str>)> {
     let (comment, text) = body.split_once("** *“«")?;
     let comment = comment.trim();
     Some((text, (!comment.is_empty()).then_some(comment)))
+}
+
+/// A sticky note as BibNotes prints it: its comment alone, in the comment-first form with nothing
+/// after it (`*“Read more**`).
+fn bibnotes_note(t: &str) -> Option<&str> {
+    let comment = t.trim().strip_prefix("*“")?.strip_suffix("**")?;
+    (!comment.contains(['“', '”', '*'])).then_some(comment.trim())
 }
 
 /// `*“text”* >  **comment**`: a comment BibNotes prints as a quote on the highlight's line, after

@@ -199,10 +199,15 @@ pub fn zotero_link<'a>(s: &'a str, kind: &str) -> Option<&'a str> {
     None
 }
 
-/// The `page=` query value of a Zotero deep link.
+/// The `page=` query value of a Zotero deep link (none for `page=undefined`, what an export
+/// prints for a note that has no page).
 pub fn link_page(link: &str) -> Option<String> {
     let query = link.split_once('?')?.1;
-    query.split('&').find_map(|kv| kv.strip_prefix("page=")).filter(|p| !p.is_empty()).map(str::to_string)
+    query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("page="))
+        .filter(|p| !p.is_empty() && *p != "undefined")
+        .map(str::to_string)
 }
 
 /// Whether `s` is a Zotero key: eight capital letters and digits (`J2JSFQXZ`), as items and
