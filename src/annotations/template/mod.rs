@@ -216,17 +216,14 @@ impl Template {
             let mut draft = draft_of(&hit, &facts, text);
             if let Some((_, of_group)) = groups.iter().rev().find(|(at, _)| *at <= hit.start) {
                 for (field, value) in of_group {
-                    match field {
-                        Field::Page => draft.page = draft.page.take().or_else(|| Some(value.clone())),
-                        Field::Color => {
-                            draft.color.hex = draft.color.hex.take().or_else(|| Some(value.clone()))
-                        }
-                        Field::ColorCategory => {
-                            draft.color.name = draft.color.name.take().or_else(|| Some(value.clone()))
-                        }
-                        Field::Type => draft.label = draft.label.take().or_else(|| Some(value.clone())),
-                        _ => {}
-                    }
+                    let slot = match field {
+                        Field::Page => &mut draft.page,
+                        Field::Color => &mut draft.color.hex,
+                        Field::ColorCategory => &mut draft.color.name,
+                        Field::Type => &mut draft.label,
+                        _ => continue,
+                    };
+                    slot.get_or_insert_with(|| value.clone());
                 }
             }
             let image = image_after_fields(&hit, &draft);
