@@ -151,6 +151,7 @@ pub fn discover(vault: &dyn Vault, template_path: Option<&str>) -> Setup {
     // the user has since replaced in the same folder.
     let mut folders: Vec<VaultPath> =
         candidates.iter().map(|(p, _)| p.parent().unwrap_or_default()).collect();
+    folders.sort();
     folders.dedup();
     for folder in folders.iter().filter(|f| !f.as_str().is_empty()) {
         for path in template_notes(vault, folder) {

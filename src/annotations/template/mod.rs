@@ -371,8 +371,7 @@ fn group_lines(outer: &Pat) -> Vec<(Field, String, String)> {
 }
 
 /// The lines of `outer` (and of the loops over other lists and the branches in it, with
-/// `in_repeats`) that print
-/// one `wanted` field, untransformed, between constant text of their own.
+/// `in_repeats`) that print one `wanted` field, untransformed, between constant text of their own.
 fn field_lines(
     outer: &Pat,
     in_repeats: bool,
