@@ -44,6 +44,9 @@ struct Info<'a> {
     /// The words of a `<mark>` or `<span>` the line starts with, when more follows it: the
     /// highlight's text, what follows its link the comment.
     lead_mark: Option<String>,
+    /// The words between the annotation's link and the same link printed again on the line
+    /// (`text [Page 7](L)comment [Page 7](L)`): its comment.
+    link_comment: Option<String>,
     /// The line ends with ZotLit's block id (`^KEYaATTACHMpN`): an annotation's own key.
     zotlit_id: bool,
     /// A callout header whose block holds no other anchor but ends with ZotLit's block id.
@@ -65,6 +68,9 @@ pub struct Found {
     pub at: usize,
     /// What was read.
     pub draft: Draft<'static>,
+    /// Read from a Zotero note's copy of the annotation (`[Go to annotation](…)`, or Zotero's
+    /// citation first): a note printed beside the export's own list of the same annotations.
+    copy: bool,
 }
 
 const TYPE_WORDS: [&str; 6] = ["highlight", "underline", "image", "note", "ink", "text"];
@@ -92,7 +98,8 @@ fn label_colour(labels: &[ColorEntry], title: &str) -> Option<String> {
 
 /// Reads every anchored annotation in `lines`; `labels` are the colour labels of the vault's
 /// templates, which group headings may print.
-pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
+/// `heading_colours`: the heading levels the templates print one colour's highlights as.
+pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize, String)]) -> Vec<Found> {
     let mut infos: Vec<Info<'_>> = (0..lines.len()).map(|i| info(lines.get(i))).collect();
     // ZotLit's first notes hold each highlight in a `zotero-annot` code block: its fences are
     // no more than blank lines.
@@ -201,6 +208,17 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         });
         let colour = infos[a].title_colour.as_deref().or(heading_colour.as_deref());
         let (first, mut draft) = record(lines, &infos, &skip, a, b, claimed_until, limit, colour);
+        // `###### text [Page 4](…)`: the heading level the template gives the colour.
+        if draft.color.hex.is_none()
+            && draft.color.name.is_none()
+            && !heading_colours.is_empty()
+            && let Some(hex) = (first..=a).find_map(|j| {
+                let (level, _) = heading(lines.get(j)).filter(|_| infos[j].depth == 0)?;
+                heading_colours.iter().find(|(l, _)| *l == level).map(|(_, h)| h.clone())
+            })
+        {
+            draft.color.hex = Some(hex);
+        }
         if let Some(&(_, j)) = above.iter().find(|(n, _)| *n == a)
             && draft.comment.is_empty()
         {
@@ -230,7 +248,8 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
         });
         let keyed = keyed && page_heading;
         if !draft.is_empty() || keyed {
-            found.push(Found { at: lines.offset(first), draft });
+            let copy = (a..=b).any(|i| infos[i].go_to || infos[i].cited_first);
+            found.push(Found { at: lines.offset(first), draft, copy });
         }
         k += 1;
     }
@@ -245,6 +264,35 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
             k += 1;
         } else if bare(d) && d.image.is_none() {
             found.remove(k);
+        } else if !bare(d)
+            && d.link.as_deref().and_then(annotation_key).is_some()
+            && next.comment.is_empty()
+            && next.image.is_none()
+            && !next.text.is_empty()
+        {
+            // `text [p. 4](L)*first paragraph` and, after a blank line, `second paragraph* [p. 4](L)`:
+            // a comment of several paragraphs, its last one printed with the link again; or
+            // `text [p. 4](L)`, a blank line, `comment [p. 4](L)`: the comment's own paragraph.
+            let rest = found.remove(k + 1).draft;
+            let into = &mut found[k].draft;
+            let target = &mut into.comment;
+            if !target.is_empty() {
+                target.push(Cow::Borrowed(""));
+            }
+            target.extend(rest.text);
+            // The emphasis the template put around the whole comment (`*…*`, `_…_`).
+            let ends = |t: &[Cow<'_, str>], m: char| {
+                let (Some(first), Some(last)) = (t.first(), t.last()) else { return false };
+                let (f, l) = (first.trim_start(), last.trim_end());
+                f.starts_with(m) && !f[1..].starts_with(m) && l.ends_with(m) && !l[..l.len() - 1].ends_with(m)
+            };
+            if let Some(m) = ['*', '_'].into_iter().find(|&m| ends(target, m)) {
+                let first = target[0].trim_start()[1..].to_string();
+                target[0] = Cow::Owned(first);
+                let n = target.len() - 1;
+                let last = target[n].trim_end();
+                target[n] = Cow::Owned(last[..last.len() - m.len_utf8()].to_string());
+            }
         } else if d.image.is_none() && next.image.is_some() && bare(next) {
             // An image annotation's comment printed above it, with the same link (BibNotes
             // Formatter's "comment above the image"): its words are the comment.
@@ -254,7 +302,23 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry]) -> Vec<Found> {
             k += 1;
         }
     }
+    drop_copies(&mut found);
     found
+}
+
+/// An annotation printed twice, once in the export's own list and once in a Zotero note the
+/// template printed too (`{{note}}` of an "Add note from annotations" note): one annotation, the
+/// list's record. Its key in the links tells them apart from annotations that are only alike.
+fn drop_copies(found: &mut Vec<Found>) {
+    let key = |f: &Found| f.draft.link.as_deref().and_then(annotation_key).map(str::to_string);
+    if !found.iter().any(|f| f.copy) {
+        return;
+    }
+    let listed: foldhash::HashSet<String> = found.iter().filter(|f| !f.copy).filter_map(key).collect();
+    if listed.is_empty() {
+        return;
+    }
+    found.retain(|f| !f.copy || key(f).is_none_or(|k| !listed.contains(&k)));
 }
 
 /// BibNotes prints an image annotation's comment above the image, as a quoted bold paragraph of
@@ -482,7 +546,13 @@ fn record(
                 Some(note) if c.is_none() => ("", Some(note)),
                 _ => (m, c),
             });
+            // `text [Page 7](L)comment [Page 7](L)`: the link printed again after the comment.
+            let linked = infos[a].link_comment.as_deref().and_then(|c| {
+                let t = rest.trim_end().strip_suffix(c)?;
+                Some((t.trim_end(), Some(c)))
+            });
             let (t, c) = marked
+                .or(linked)
                 .or_else(|| bibnotes_split(rest))
                 .or_else(|| quoted_comment_after(rest))
                 .unwrap_or_else(|| split_inline(rest));
@@ -1045,6 +1115,16 @@ fn info(raw: &str) -> Info<'_> {
     // `t` is the start of `rest`: only its end was cut.
     let len = t.len();
     narrow(&mut rest, 0, len);
+    // `###### text [Page 4](zotero://…)`: a template that prints a colour's highlights as
+    // headings; the marker is the template's.
+    if info.heading && info.anchored() {
+        let kept = rest.trim_start_matches('#').trim_start();
+        if kept.len() < rest.len() && rest.len() - kept.len() <= 7 {
+            let start = rest.len() - kept.len();
+            let end = rest.len();
+            narrow(&mut rest, start, end);
+        }
+    }
     info.rest = rest;
     info
 }
@@ -1214,6 +1294,8 @@ fn replaced(s: &str, pattern: &str, with: &str) -> String {
 fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     let mut out = String::with_capacity(rest.len());
     let mut changed = false;
+    // Where `out` stood after the link that gave the annotation its link.
+    let mut after_first: Option<usize> = None;
     let mut s: &str = rest;
     while let Some(open) = memchr::memchr(b'[', s.as_bytes()) {
         // `![…](…)` images are read later.
@@ -1235,15 +1317,30 @@ fn links_off(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         let target = s[mid + 2..end].trim().trim_start_matches('<').trim_end_matches('>');
         let target = inner_link(target).unwrap_or(target);
         let page_in_label = label_page(label);
+        let had_link = info.link.is_some();
+        let repeated = had_link && target.starts_with("zotero://") && info.link.as_deref() == Some(target);
         let kept = link_meaning(label, page_in_label.as_deref(), target, info);
         changed |= kept;
         out.push_str(&s[..open]);
+        if kept
+            && repeated
+            && info.link_comment.is_none()
+            && let Some(from) = after_first
+        {
+            let between = out[from..].trim();
+            if has_word(between) {
+                info.link_comment = Some(between.to_string());
+            }
+        }
         if kept && page_in_label.is_some() {
             // `Seite [13](zotero://…)`: the page word printed before the link is the locator's.
             page_word_off(&mut out);
         }
         if !kept {
             out.push_str(&s[open..=end]);
+        }
+        if kept && !had_link && info.link.is_some() {
+            after_first = Some(out.len());
         }
         s = &s[end + 1..];
     }

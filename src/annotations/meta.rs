@@ -294,9 +294,29 @@ fn clean(value: &str) -> String {
 }
 
 fn year(value: &str) -> String {
+    if let Some(y) = epoch_year(value.trim()) {
+        return y.to_string();
+    }
     let digits: String =
         value.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
     if digits.len() == 4 { digits } else { value.trim().to_string() }
+}
+
+/// The year of a date a template printed as a Unix time (`date: 1262325600000`, JavaScript's
+/// milliseconds; or seconds): the item's date at local midnight, so half a day is added before the
+/// year is read in UTC, which puts midnight of every time zone from UTC−11 to UTC+14 in its own year.
+fn epoch_year(value: &str) -> Option<i16> {
+    if !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: i64 = value.parse().ok()?;
+    let ms = match value.len() {
+        12 | 13 => n,
+        9 | 10 => n.checked_mul(1000)?,
+        _ => return None,
+    };
+    let ts = jiff::Timestamp::from_millisecond(ms.checked_add(12 * 3600 * 1000)?).ok()?;
+    Some(ts.to_zoned(jiff::tz::TimeZone::UTC).year())
 }
 
 /// The citekey of the note: the metadata's, else its first `[@key]` citation, else its file name
@@ -318,6 +338,16 @@ pub fn citekey(meta: &Meta, first_cite: Option<&str>, file_path: &str) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_printed_as_unix_time_gives_its_year() {
+        // 2010-01-01 at midnight in UTC−6, and in UTC+1 (still 2009 in UTC).
+        assert_eq!(year("1262325600000"), "2010");
+        assert_eq!(year("1262300400000"), "2010");
+        assert_eq!(year("1533106800"), "2018");
+        assert_eq!(year("2021"), "2021");
+        assert_eq!(year("12345"), "12345");
+    }
 
     fn meta(text: &str) -> Meta {
         let fm = Frontmatter::parse(text);

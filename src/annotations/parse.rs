@@ -111,7 +111,9 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     }
     // Notes only the general rule reads: each annotation bounded by its Zotero link.
     find(text, "zotero://open-pdf").is_some()
-        && super::general::read(&lines, &options.colour_labels).iter().any(|f| !f.draft.is_empty())
+        && super::general::read(&lines, &options.colour_labels, &heading_colours(options))
+            .iter()
+            .any(|f| !f.draft.is_empty())
 }
 
 /// Whether the note is a summary or synthesis Scholia wrote (`type: summary` / `type: synthesis`):
@@ -497,14 +499,20 @@ fn with_general_rule(lines: &Lines, text: &str, options: &ParseOptions, scan: &m
     if read > 0 && whole && links <= read {
         return;
     }
-    let general: Vec<(usize, Annotation)> = super::general::read(lines, &options.colour_labels)
-        .into_iter()
-        .map(|f| (f.at, f.draft.finish(options).0))
-        .collect();
+    let general: Vec<(usize, Annotation)> =
+        super::general::read(lines, &options.colour_labels, &heading_colours(options))
+            .into_iter()
+            .map(|f| (f.at, f.draft.finish(options).0))
+            .collect();
     if quality(general.iter().map(|(_, a)| a)) > quality(scan.annotations.iter().map(|(_, a)| a)) {
         scan.annotations = general;
         scan.general = true;
     }
+}
+
+/// The heading levels the user's templates print one colour's highlights as.
+fn heading_colours(options: &ParseOptions) -> Vec<(usize, String)> {
+    options.templates.iter().flat_map(|t| t.heading_colours().iter().cloned()).collect()
 }
 
 /// How well a reading explains a note, in quarter points: an annotation counts four, one whose

@@ -46,6 +46,9 @@ pub struct Template {
     /// The lines that print a group's page, colour or type above its annotations (see
     /// [`group_lines`]): the field, and the constant text before and after it on its line.
     group_lines: Vec<(Field, String, String)>,
+    /// The heading levels the template prints one colour's highlights as (see
+    /// [`Template::heading_colours`]).
+    heading_colours: Vec<(usize, String)>,
 }
 
 /// What the template's own metadata lines say in a note.
@@ -144,7 +147,16 @@ impl Template {
             persisted_loops: program.persisted_loops,
             meta_lines,
             group_lines,
+            heading_colours: heading_colours(source),
         })
+    }
+
+    /// The heading levels the template prints one colour's highlights as, with that colour:
+    /// `{% if annotation.colorCategory == "Purple" %}###### {{annotation.annotatedText}}` gives
+    /// (6, `#a28ae5`). A note an older version of the template wrote is read by the general rule,
+    /// which takes the colour from such a heading.
+    pub fn heading_colours(&self) -> &[(usize, String)] {
+        &self.heading_colours
     }
 
     /// What the template says its colours mean: a heading printed just before a loop over one
@@ -708,6 +720,37 @@ fn draft_of(hit: &matcher::Hit, loop_facts: &[Fact], text: &str) -> Draft<'stati
     }
     d.page = printed_page;
     d
+}
+
+/// The (heading level, colour) pairs of `source`: a branch on one colour (`colorCategory == "Purple"`,
+/// `"Red" in annotation.colorCategory`, `a.color == "#ff6666"`) whose output starts with a
+/// heading marker. A level two colours share tells no colour and is left out.
+fn heading_colours(source: &str) -> Vec<(usize, String)> {
+    static BRANCH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:colorCategory\s*===?\s*["']([A-Za-z]+)["']|["']([A-Za-z]+)["']\s+in\s+\w+\.colorCategory|\bcolor\s*===?\s*["'](#[0-9A-Fa-f]{6})["'])\s*\)?\s*-?%\}\s*(#{1,6})[ \t]"#,
+        )
+        .expect("the branch pattern compiles")
+    });
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut shared: Vec<usize> = Vec::new();
+    for caps in BRANCH.captures_iter(source) {
+        let hex = match (caps.get(1).or(caps.get(2)), caps.get(3)) {
+            (Some(name), _) => {
+                colors::zotero_hex_of_name(&name.as_str().to_ascii_lowercase()).map(str::to_string)
+            }
+            (None, Some(hex)) => colors::parse_hex(hex.as_str()),
+            _ => None,
+        };
+        let (Some(hex), level) = (hex, caps[4].len()) else { continue };
+        match out.iter().find(|(l, _)| *l == level) {
+            Some((_, h)) if *h != hex => shared.push(level),
+            Some(_) => {}
+            None => out.push((level, hex)),
+        }
+    }
+    out.retain(|(l, _)| !shared.contains(l));
+    out
 }
 
 #[cfg(test)]

@@ -253,3 +253,15 @@ fn a_group_heading_over_its_annotations_gives_them_its_page() {
         ]
     );
 }
+
+#[test]
+fn a_colour_printed_as_a_heading_level_is_known_to_the_general_rule() {
+    let source = "{% for a in annotations %}{%- if a.colorCategory == \"Purple\" -%}\n###### {{a.annotatedText}}\n\
+                  {%- elif \"Red\" in a.colorCategory %}\n# {{a.annotatedText}}\n\
+                  {%- elif a.color == \"#5FB236\" %}\n## {{a.annotatedText}}\n\
+                  {%- elif a.colorCategory == \"Blue\" %}\n## {{a.annotatedText}}\n\
+                  {%- else -%}\n- {{a.annotatedText}}\n{%- endif %}\n{% endfor %}";
+    let template = Template::compile("t.md", source, &no_includes).unwrap_or_else(|e| panic!("{e}"));
+    // Level 2 is printed for green and for blue: it tells no colour.
+    assert_eq!(template.heading_colours(), [(6, "#a28ae5".to_string()), (1, "#ff6666".to_string())]);
+}
