@@ -47,6 +47,9 @@ struct Info<'a> {
     /// The words between the annotation's link and the same link printed again on the line
     /// (`text [Page 7](L)comment [Page 7](L)`): its comment.
     link_comment: Option<String>,
+    /// The line cites the item as Zotero does (`([Author, 2020, p. 5](zotero://select/…))`):
+    /// Zotero's own text of the annotation, pasted or exported.
+    cited: bool,
     /// The line ends with ZotLit's block id (`^KEYaATTACHMpN`): an annotation's own key.
     zotlit_id: bool,
     /// A callout header whose block holds no other anchor but ends with ZotLit's block id.
@@ -556,6 +559,16 @@ fn record(
                 .or_else(|| bibnotes_split(rest))
                 .or_else(|| quoted_comment_after(rest))
                 .unwrap_or_else(|| split_inline(rest));
+            // `ABC “text” ([Author, p. 2](zotero://select/…))`: Zotero quotes the passage; the
+            // words before the quote are the writing it was pasted into.
+            let t = match t.find('“') {
+                Some(q)
+                    if infos[a].cited && q > 0 && t.trim_end().ends_with('”') && !t[..q].contains('”') =>
+                {
+                    &t[q..]
+                }
+                _ => t,
+            };
             text.push(Cow::Borrowed(t));
             // `“text”，as the user's sentence goes on`: not a comment.
             comment.extend(
@@ -695,6 +708,16 @@ fn record(
         if strip_prefix_ci(rest, "tags:").is_some() || super::text::is_import_stamp(rest) {
             i += 1;
             continue;
+        }
+        // `Methods Details:`, a paragraph of its own over the next annotations: the label of
+        // their section, not this one's comment.
+        if rest.ends_with([':', '：'])
+            && at_most_words(rest, 5)
+            && i > 0
+            && infos[i - 1].blank
+            && (i + 1..infos.len()).find(|&j| !infos[j].blank).is_none_or(|j| j >= end || infos[j].anchored())
+        {
+            break;
         }
         // `- **My Note:** …`: a labelled item under the annotation is its comment too.
         let item = is_nested_item(lines.get(i), depth) || is_labelled(list_marker_off(rest));
@@ -1440,6 +1463,7 @@ fn link_meaning(label: &str, page_in_label: Option<&str>, target: &str, info: &m
             // (`([Author, 2021, p. 4](zotero://select/…)) ([pdf](zotero://open-pdf/…))`).
             if info.link.as_deref().is_some_and(|l| l.starts_with("zotero://select/")) {
                 info.link = None;
+                info.cited = true;
             }
             info.link.get_or_insert_with(|| {
                 if memchr::memchr2(b'\\', b'#', target.as_bytes()).is_some() {
@@ -1458,6 +1482,7 @@ fn link_meaning(label: &str, page_in_label: Option<&str>, target: &str, info: &m
         let last = label.rsplit(',').next().unwrap_or(label).trim();
         if let Some(p) = page_in_label.filter(|_| last.starts_with(['p', 'P'])) {
             info.page.get_or_insert_with(|| p.to_string());
+            info.cited = true;
             info.link.get_or_insert_with(|| target.to_string());
             return true;
         }

@@ -44,6 +44,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         diagnostics.append(&mut scan.diagnostics);
         drop_repeated_titles(text, &mut scan.annotations);
         drop_user_blocks(text, &scan.export_blocks, &mut scan.annotations);
+        join_repeated_links(&mut scan.annotations, options);
     }
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
@@ -425,8 +426,15 @@ fn with_templates(
 /// Zotero Integration keeps a `{% persist "notes" %}` block between imports for the user's own
 /// writing (`%% begin notes %%` … `%% end notes %%`): what stands in one is never an annotation,
 /// unless it carries its own Zotero link. The `annotations` block is the export's, and so is each
-/// block in `exported` (the template that read the note prints a loop in it).
+/// block in `exported` (the template that read the note prints a loop in it), and a block whose
+/// name is not one of the user's writing (`results`, `study-context`) holding two annotations or
+/// more, each with its page (`- (p. 3) text`): a template that keeps each section's loop
+/// between imports.
 fn drop_user_blocks(text: &str, exported: &[String], annotations: &mut Vec<(usize, Annotation)>) {
+    const WRITING: [&str; 14] = [
+        "note", "thought", "comment", "idea", "reflect", "summar", "remark", "todo", "my", "own", "notiz",
+        "笔记", "想法", "感想",
+    ];
     let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
     let mut from = 0;
     while let Some(open) = find(&text[from..], "%% begin ").map(|o| from + o) {
@@ -448,7 +456,14 @@ fn drop_user_blocks(text: &str, exported: &[String], annotations: &mut Vec<(usiz
                 .split('^')
                 .skip(1)
                 .any(|id| is_zotlit_id(id.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("")));
-            if !exported {
+            let writing = {
+                let lower = name_trim.to_lowercase();
+                WRITING.iter().any(|w| lower.contains(w))
+            };
+            let paged =
+                annotations.iter().filter(|(at, a)| (from..end).contains(at) && a.page.is_some()).count();
+            let loop_kept = !writing && paged >= 2;
+            if !exported && !loop_kept {
                 blocks.push(from..end);
             }
             from = end + end_marker.len();
@@ -456,6 +471,45 @@ fn drop_user_blocks(text: &str, exported: &[String], annotations: &mut Vec<(usiz
     }
     if !blocks.is_empty() {
         annotations.retain(|(at, a)| a.zotero_link.is_some() || !blocks.iter().any(|b| b.contains(at)));
+    }
+}
+
+/// `<mark>text</mark> [Page 2](…&annotation=KEY)`, then on a line of its own `comment [Page 2](…&annotation=KEY)`:
+/// a template that prints the comment with the annotation's link again. One annotation key is one
+/// annotation: words alone under the same key are its comment.
+fn join_repeated_links(annotations: &mut Vec<(usize, Annotation)>, options: &ParseOptions) {
+    let mut k = 0;
+    while k + 1 < annotations.len() {
+        let (prev, next) = (&annotations[k].1, &annotations[k + 1].1);
+        let key = prev.zotero_link.as_deref().and_then(annotation_key);
+        let words = match (&next.text, &next.comment) {
+            (Some(t), None) | (None, Some(t)) if next.comment_prefix.is_none() => Some(t.clone()),
+            _ => None,
+        };
+        let joins = key.is_some()
+            && next.zotero_link == prev.zotero_link
+            && next.image_path.is_none()
+            && prev.image_path.is_none()
+            && (prev.text.is_some() || prev.comment.is_some());
+        let (true, Some(words)) = (joins, words) else {
+            k += 1;
+            continue;
+        };
+        annotations.remove(k + 1);
+        let prev = &mut annotations[k].1;
+        match prev.comment.as_mut() {
+            Some(c) => {
+                c.push_str("\n\n");
+                c.push_str(&words);
+            }
+            None if prev.comment_prefix.is_none() => {
+                let split = super::text::split_comment(&words, &options.prefixes);
+                prev.comment = split.rest;
+                prev.comment_prefix = split.prefix;
+                prev.theme = split.theme;
+            }
+            None => prev.comment = Some(words),
+        }
     }
 }
 

@@ -258,11 +258,42 @@ fn is_language(info: &str) -> bool {
 
 /// Comment lines directly under an annotation (no blank line between), as Highlightr and
 /// callout templates put them.
+/// Past a blank line, a paragraph that ends with the annotation's own link again
+/// (`comment [Page 2](…&annotation=KEY)`) is its comment too.
 fn following_comment<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Draft<'a>) -> usize {
     while i < lines.len() {
         let line = unquote(lines.get(i), depth);
         let t = line.trim();
-        if t.is_empty() || is_boundary(line) || is_annotation_start(line) || heading(line).is_some() {
+        if t.is_empty() {
+            let mut j = i;
+            while j < lines.len() && unquote(lines.get(j), depth).trim().is_empty() {
+                j += 1;
+            }
+            let next = lines.get(j);
+            let own_link = draft.link.as_deref().filter(|l| super::text::annotation_key(l).is_some());
+            if j < lines.len()
+                && j <= i + 2
+                && draft.comment.is_empty()
+                && let Some(link) = own_link
+                && unquote(next, depth).trim_end().ends_with(&format!("({link})"))
+                && !is_annotation_start(unquote(next, depth))
+            {
+                let t = unquote(next, depth).trim();
+                let t = &t[..t.len() - link.len() - 2];
+                // The link's label (`[Page 2]`) before it.
+                let t = t
+                    .rfind('[')
+                    .filter(|&o| t.ends_with(']') || t[o..].ends_with(']'))
+                    .map_or(t, |o| &t[..o]);
+                let t = t.trim();
+                if !t.is_empty() {
+                    draft.comment.push(t.into());
+                }
+                return j + 1;
+            }
+            break;
+        }
+        if is_boundary(line) || is_annotation_start(line) || heading(line).is_some() {
             break;
         }
         if let Some((key, page)) = citation_line(line) {
