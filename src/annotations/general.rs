@@ -611,10 +611,20 @@ fn record(
         } else {
             // The anchor heads its lines: text up to a blank line, a divider or a label.
             let mut i = b + 1;
+            // The depth of the text's first line: a text quoted inside the callout (`> > text`)
+            // ends where the quote does, and what follows in the callout is the comment.
+            let mut text_depth: Option<usize> = None;
             while i < end && infos[i].depth >= depth.min(1) && (depth > 0 || !infos[i].blank) {
                 let rest = infos[i].rest.trim();
                 if depth > 0 && infos[i].depth == 0 {
                     break;
+                }
+                if !infos[i].blank && !rest.is_empty() {
+                    match text_depth {
+                        Some(t) if t > depth && infos[i].depth < t => break,
+                        None => text_depth = Some(infos[i].depth),
+                        _ => {}
+                    }
                 }
                 let nested_callout = infos[i].callout && infos[i].depth > depth;
                 if rest == "---"
@@ -902,7 +912,12 @@ fn is_list_item(line: &str) -> bool {
 fn ordered_marker_off(line: &str) -> Option<&str> {
     let t = line.trim_start();
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    let r = t[digits..].strip_prefix(". ").or_else(|| t[digits..].strip_prefix(") "))?;
+    // `2.` alone: the item held only what was taken out of it (an image embed).
+    let after = &t[digits..];
+    let r = match after.trim_end() {
+        "." | ")" => "",
+        _ => after.strip_prefix(". ").or_else(|| after.strip_prefix(") "))?,
+    };
     (1..=3).contains(&digits).then(|| r.trim_start())
 }
 
@@ -1028,7 +1043,9 @@ fn info(raw: &str) -> Info<'_> {
     let inner = inner.trim();
     // `&gt; "text"`: a quote marker a conversion escaped, no part of the line.
     let inner = if depth == 0 { inner.strip_prefix("&gt; ").unwrap_or(inner) } else { inner };
-    let mut info = Info { depth, blank: inner.is_empty(), ..Info::default() };
+    // `<!-- ZF_ANNO_BEG_KEY -->`: an HTML comment alone on its line is hidden, as a blank line is.
+    let hidden = inner.starts_with("<!--") && inner.ends_with("-->") && !inner[4..].contains("<!--");
+    let mut info = Info { depth, blank: inner.is_empty() || hidden, ..Info::default() };
     if info.blank {
         return info;
     }
@@ -1060,6 +1077,12 @@ fn info(raw: &str) -> Info<'_> {
         } else if zotero_hex_of_name(meta).is_some() {
             // `> [!yellow]`, `> [!amarillo]`: a callout type per colour.
             set_colour(&mut info.color, meta);
+        } else if let Some((_, hex)) = meta.rsplit_once("-#")
+            && hex.len() == 6
+            && hex.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            // ZotFlow's `> [!zotflow-highlight-#ffd400]`: the colour ends the callout's type.
+            set_colour(&mut info.color, &meta[meta.len() - 7..]);
         }
         rest = Cow::Borrowed(after.trim());
     }
@@ -1487,6 +1510,15 @@ fn link_meaning(label: &str, page_in_label: Option<&str>, target: &str, info: &m
             return true;
         }
         return false;
+    }
+    // ZotFlow's `[paper.pdf, p.3](obsidian://zotflow?type=open-annotation&…&key=KEY)`: the
+    // annotation's own link, into Obsidian's reader; its label prints the page.
+    if target.starts_with("obsidian://zotflow") && find_short(target, "type=open-annotation").is_some() {
+        if let Some(p) = page_in_label {
+            info.page.get_or_insert_with(|| p.to_string());
+        }
+        info.keyed = true;
+        return true;
     }
     if (target.starts_with("file://") || target.is_empty())
         && let Some(p) = page_in_label
