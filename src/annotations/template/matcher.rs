@@ -886,7 +886,17 @@ impl Builder {
                 leading && s.trim().is_empty()
             }
             Pat::Slot(slot) => {
-                let class = class_of(slot, leading);
+                // `# {{annotatedText}}`: a Markdown heading is one line, and its level is exact
+                // (the `#` of `### Notes` is no level-one heading's).
+                let heading = self.line_prefix.as_deref().is_some_and(|p| {
+                    let p = p.trim();
+                    (1..=6).contains(&p.len()) && p.bytes().all(|b| b == b'#')
+                });
+                let class = if heading && matches!(slot.field, Field::Text | Field::Comment) {
+                    r"[^#\s][^\n]*?".to_string()
+                } else {
+                    class_of(slot, leading)
+                };
                 let prefix = self.line_prefix.clone().filter(|p| p.trim_start().starts_with('>'));
                 self.group(Group::Slot(slot.clone(), prefix), &class);
                 self.line_prefix = None;
