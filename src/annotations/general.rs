@@ -284,17 +284,10 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
             }
             target.extend(rest.text);
             // The emphasis the template put around the whole comment (`*…*`, `_…_`).
-            let ends = |t: &[Cow<'_, str>], m: char| {
-                let (Some(first), Some(last)) = (t.first(), t.last()) else { return false };
-                let (f, l) = (first.trim_start(), last.trim_end());
-                f.starts_with(m) && !f[1..].starts_with(m) && l.ends_with(m) && !l[..l.len() - 1].ends_with(m)
-            };
-            if let Some(m) = ['*', '_'].into_iter().find(|&m| ends(target, m)) {
-                let first = target[0].trim_start()[1..].to_string();
-                target[0] = Cow::Owned(first);
-                let n = target.len() - 1;
-                let last = target[n].trim_end();
-                target[n] = Cow::Owned(last[..last.len() - m.len_utf8()].to_string());
+            let whole = target.iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n");
+            let unwrapped = unwrap_emphasis(&whole);
+            if unwrapped.len() < whole.trim().len() {
+                *target = vec![Cow::Owned(unwrapped.to_string())];
             }
         } else if d.image.is_none() && next.image.is_some() && bare(next) {
             // An image annotation's comment printed above it, with the same link (BibNotes

@@ -258,6 +258,7 @@ fn is_language(info: &str) -> bool {
 
 /// Comment lines directly under an annotation (no blank line between), as Highlightr and
 /// callout templates put them.
+///
 /// Past a blank line, a paragraph that ends with the annotation's own link again
 /// (`comment [Page 2](…&annotation=KEY)`) is its comment too.
 fn following_comment<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &mut Draft<'a>) -> usize {
@@ -278,16 +279,10 @@ fn following_comment<'a>(lines: &Lines<'a>, mut i: usize, depth: usize, draft: &
                 && unquote(next, depth).trim_end().ends_with(&format!("({link})"))
                 && !is_annotation_start(unquote(next, depth))
             {
-                let t = unquote(next, depth).trim();
-                let t = &t[..t.len() - link.len() - 2];
-                // The link's label (`[Page 2]`) before it.
-                let t = t
-                    .rfind('[')
-                    .filter(|&o| t.ends_with(']') || t[o..].ends_with(']'))
-                    .map_or(t, |o| &t[..o]);
-                let t = t.trim();
-                if !t.is_empty() {
-                    draft.comment.push(t.into());
+                // The page link is read off as on the annotation's own line.
+                let kept = take_locator(unquote(next, depth).trim(), draft);
+                if !kept.trim().is_empty() {
+                    draft.comment.push(Cow::Owned(kept.trim().to_string()));
                 }
                 return j + 1;
             }
