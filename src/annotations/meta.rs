@@ -319,6 +319,33 @@ fn epoch_year(value: &str) -> Option<i16> {
     Some(ts.to_zoned(jiff::tz::TimeZone::UTC).year())
 }
 
+/// The year Zotero's own citation of the item prints (`([Gershman, 2019, p. 2](zotero://select/…))`,
+/// `[Lee et al., 2021a](zotero://select/…)`): the first citation whose label holds one, for a note
+/// that states the year nowhere else (an "Add note from annotations" note pasted as it is).
+pub fn citation_year(text: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&text.as_bytes()[from..], b"](zotero://select/") {
+        let end = from + at;
+        from = end + 2;
+        let Some(open) = text[..end].rfind('[').filter(|&o| end - o <= 200) else { continue };
+        let label = &text[open + 1..end];
+        if label.contains(['[', ']', '\n']) {
+            continue;
+        }
+        // `Author, 2019, p. 2`: a part that is a year (with a letter after it when an author has
+        // two items that year).
+        let year = label.split(',').map(str::trim).find_map(|part| {
+            let digits = part.trim_end_matches(|c: char| c.is_ascii_lowercase());
+            (digits.len() == 4 && part.len() <= 5 && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| digits.to_string())
+        });
+        if year.is_some() {
+            return year;
+        }
+    }
+    None
+}
+
 /// The citekey of the note: the metadata's, else its first `[@key]` citation, else its file name
 /// (`@key.md` → `key`).
 pub fn citekey(meta: &Meta, first_cite: Option<&str>, file_path: &str) -> String {
@@ -338,6 +365,16 @@ pub fn citekey(meta: &Meta, first_cite: Option<&str>, file_path: &str) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zotero_citations_give_the_year() {
+        let note = "- “text” ([Gershman, 2019, p. 2](zotero://select/library/items/HR3W5E6K))";
+        assert_eq!(citation_year(note).as_deref(), Some("2019"));
+        let two =
+            "[Go](zotero://select/x) then ([Lee et al., 2021a, p. ii](zotero://select/library/items/AB))";
+        assert_eq!(citation_year(two).as_deref(), Some("2021"));
+        assert_eq!(citation_year("[Lee, p. 12345](zotero://select/x)"), None);
+    }
 
     #[test]
     fn a_date_printed_as_unix_time_gives_its_year() {

@@ -54,7 +54,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     let from_template = std::mem::take(&mut scan.template_meta);
     meta.title = meta.title.or(from_template.title);
     meta.authors = meta.authors.or(from_template.authors);
-    meta.year = meta.year.or(from_template.year);
+    meta.year = meta.year.or(from_template.year).or_else(|| super::meta::citation_year(text));
     let citekey = super::meta::citekey(&meta, scan.first_cite.as_deref(), file_path);
     let title = meta.title.clone().unwrap_or_else(|| citekey.clone());
     if scan.annotations.is_empty() {
