@@ -357,6 +357,7 @@ fn with_templates(
                 (f.start, f.end, a, warning)
             })
             .collect();
+        let found = without_stray_comments(found, text);
         let wrote_it = t.region_start(text, body) > body
             || found.iter().any(|f| f.2.zotero_link.is_some() || f.2.page.is_some());
         let score = if wrote_it { quality(found.iter().map(|f| &f.2)) } else { i64::MIN };
@@ -421,6 +422,49 @@ fn with_templates(
         scan.from_template += 1;
     }
     scan.annotations.sort_by_key(|(at, _)| *at);
+}
+
+/// A template that may print an annotation as its comment alone (`{% if annotation.comment %}>{{annotation.comment}}{% endif %}`,
+/// for a sticky note) matches any quoted line of a note it did not write: such a bare comment —
+/// no text, image, link, page or colour — is one of the template's only in a run of iterations
+/// (matches with nothing but blank lines between them) that holds an annotation with more, and
+/// only while such comments are not most of what the template read (sticky notes are a few
+/// among highlights; every line of a callout read as one is not).
+fn without_stray_comments<T>(
+    found: Vec<(usize, usize, Annotation, T)>,
+    text: &str,
+) -> Vec<(usize, usize, Annotation, T)> {
+    let bare = |a: &Annotation| {
+        a.text.is_none()
+            && a.image_path.is_none()
+            && a.zotero_link.is_none()
+            && a.page.is_none()
+            && a.color_hex.is_none()
+    };
+    let stray = found.iter().filter(|f| bare(&f.2)).count();
+    if stray == 0 {
+        return found;
+    }
+    if 2 * stray > found.len() {
+        return found.into_iter().filter(|f| !bare(&f.2)).collect();
+    }
+    // Each match's run: runs[i] is the index of the run match i is in.
+    let mut runs = Vec::with_capacity(found.len());
+    let mut run = 0;
+    for (i, f) in found.iter().enumerate() {
+        if i > 0 {
+            let gap = text.get(found[i - 1].1..f.0).unwrap_or("x");
+            if !gap.trim().is_empty() {
+                run += 1;
+            }
+        }
+        runs.push(run);
+    }
+    let mut anchored = vec![false; run + 1];
+    for (f, &r) in found.iter().zip(&runs) {
+        anchored[r] |= !bare(&f.2);
+    }
+    found.into_iter().zip(runs).filter(|(f, r)| anchored[*r] || !bare(&f.2)).map(|(f, _)| f).collect()
 }
 
 /// Zotero Integration keeps a `{% persist "notes" %}` block between imports for the user's own

@@ -265,3 +265,25 @@ fn a_colour_printed_as_a_heading_level_is_known_to_the_general_rule() {
     // Level 2 is printed for green and for blue: it tells no colour.
     assert_eq!(template.heading_colours(), [(6, "#a28ae5".to_string()), (1, "#ff6666".to_string())]);
 }
+
+#[test]
+fn a_comment_alone_is_a_sticky_note_only_beside_the_templates_own_annotations() {
+    // The template prints a sticky note as `>comment`: in a note another template wrote, its
+    // quoted lines are not sticky notes.
+    let template = "{% for a in annotations -%}{%- if a.annotatedText -%}\n<mark class=\"customZot-{{a.colorCategory}}\">{{a.annotatedText}}</mark> ([{{a.page}}](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.page}}&annotation={{a.id}}))\n{% endif %}{% if a.comment %} \n>{{a.comment}}\n{% endif %}{% endfor -%}";
+    let other = "> [!info]- Metadata\n> title:: Tide mills\n> year:: 2019\n\n> [!annotation-green] Relevant\n> mills ground grain (p. [8](zotero://open-pdf/library/items/K?page=8&annotation=A1))\n> [[2023-03-17#18:05]]\n> #zotero/#nosource\n\n> [!annotation-yellow] Relevant\n> tides turn wheels (p. [9](zotero://open-pdf/library/items/K?page=9&annotation=A2))\n> [[2023-03-17#18:05]]\n";
+    let doc = read(template, other);
+    assert!(doc.annotations.iter().all(|a| a.text.is_some()), "{:#?}", doc.annotations);
+    assert_eq!(doc.annotations.len(), 2, "{:#?}", doc.annotations);
+    // Its own output: a sticky note between highlights is kept.
+    let own = "\n<mark class=\"customZot-Yellow\">mills ground grain</mark> ([8](zotero://open-pdf/library/items/K?page=8&annotation=A1))\n \n>a note of mine\n\n<mark class=\"customZot-Red\">tides turn wheels</mark> ([9](zotero://open-pdf/library/items/K?page=9&annotation=A2))\n";
+    let doc = read(template, own);
+    let comments: Vec<_> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        comments,
+        [(Some("mills ground grain"), Some("a note of mine")), (Some("tides turn wheels"), None)],
+        "{:#?}",
+        doc.annotations
+    );
+}
