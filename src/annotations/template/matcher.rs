@@ -292,7 +292,20 @@ impl Matcher {
             if !found.contains("zotero://") && !found.contains("![") {
                 return None;
             }
-            Some((tier, regex))
+            // The link or image must be the iteration's own, not words of a free-text field
+            // (a line of `{{tags}}` alone takes any line whole, links and all).
+            let caps = regex.captures(&hay[at..])?;
+            let free: Vec<(usize, usize)> = tier
+                .groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| matches!(g, Some(Group::Slot(slot, _)) if !slot.field.is_narrow()))
+                .filter_map(|(i, _)| caps.get(i).map(|m| (m.start(), m.end())))
+                .collect();
+            let own = ["zotero://", "!["].iter().any(|mark| {
+                found.match_indices(mark).any(|(i, _)| !free.iter().any(|&(s, e)| s <= i && i < e))
+            });
+            own.then_some((tier, regex))
         })
     }
 }

@@ -287,3 +287,19 @@ fn a_comment_alone_is_a_sticky_note_only_beside_the_templates_own_annotations() 
         doc.annotations
     );
 }
+
+#[test]
+fn a_comment_of_several_lines_is_not_cut_where_a_free_text_branch_could_start() {
+    // `{{allTags}}` alone would take any line whole, the comment's last line with its link too:
+    // that is no iteration starting inside the comment.
+    let template = "{% for a in annotations -%}\n  {%- if a.annotatedText -%}\n- {{a.annotatedText}} [Page {{a.pageLabel}}](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.pageLabel}}&annotation={{a.id}})\n  {%- endif %}\n  {%- if a.comment -%}\n    *{{a.comment}}* [Page {{a.pageLabel}}](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.pageLabel}}&annotation={{a.id}})\n  {%- endif %}\n  {%- if a.allTags -%}\n    {{a.allTags}}\n  {%- endif %}\n{% endfor -%}";
+    let note = "\n- Tide mills [Page 2](zotero://open-pdf/library/items/K?page=2&annotation=A1)*first line of a comment\nits second line* [Page 2](zotero://open-pdf/library/items/K?page=2&annotation=A1)\n- Wheels turn [Page 3](zotero://open-pdf/library/items/K?page=3&annotation=A2)\n";
+    let doc = read(template, note);
+    let read: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        read,
+        [(Some("Tide mills"), Some("first line of a comment\nits second line")), (Some("Wheels turn"), None)],
+        "{:#?}",
+        doc.annotations
+    );
+}
