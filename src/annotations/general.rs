@@ -54,6 +54,9 @@ struct Info<'a> {
     zotlit_id: bool,
     /// A callout header whose block holds no other anchor but ends with ZotLit's block id.
     keyed: bool,
+    /// Zotero's placeholder of an image annotation exported without its image (`\[image\]`),
+    /// with the annotation's link: Zotero prints its citation and comment on the next line.
+    image_placeholder: bool,
     /// The colour a callout's title names, as a colour label of the templates
     /// (`> [!note] Concepts`): the title is a label, however many words it has.
     title_colour: Option<String>,
@@ -149,14 +152,15 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
         let a = anchors[k];
         // Header-only anchor lines next to each other (`*Page: 2*` then `[Link](zotero://…)`)
         // are one annotation's header, unless each has its own link.
+        let headers = |x: &Info<'_>, y: &Info<'_>| {
+            let both_linked = x.link.is_some() && y.link.is_some();
+            let wordless = !has_word(&x.rest) && !has_word(&y.rest);
+            wordless && !both_linked && x.image.is_none() && y.image.is_none()
+        };
         let mut b = a;
         while k + 1 < anchors.len()
             && anchors[k + 1] == b + 1
-            && !has_word(&infos[b].rest)
-            && !has_word(&infos[b + 1].rest)
-            && !(infos[b].link.is_some() && infos[b + 1].link.is_some())
-            && infos[b].image.is_none()
-            && infos[b + 1].image.is_none()
+            && (headers(&infos[b], &infos[b + 1]) || image_above_citation(&infos[b], &infos[b + 1]))
             && infos[b].depth == infos[b + 1].depth
         {
             b += 1;
@@ -249,7 +253,7 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
                 label_page(title).is_some() && at_most_words(title, 2)
             })
         });
-        let keyed = keyed && page_heading;
+        let keyed = keyed && page_heading || infos[a].image_placeholder;
         if !draft.is_empty() || keyed {
             let copy = (a..=b).any(|i| infos[i].go_to || infos[i].cited_first);
             found.push(Found { at: lines.offset(first), draft, copy });
@@ -300,6 +304,13 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
     }
     drop_copies(&mut found);
     found
+}
+
+/// Zotero's note of an image annotation: the image (`![](attachments/KEY.png)`, or the
+/// `\[image\]` placeholder of an export without images) alone on its line, and on the next its
+/// citation (`([Author, 2021, p. 5](zotero://select/…))`) and the comment.
+fn image_above_citation(image: &Info<'_>, next: &Info<'_>) -> bool {
+    next.cited_first && (image.image_placeholder || image.image.is_some() && !has_word(&image.rest))
 }
 
 /// An annotation printed twice, once in the export's own list and once in a Zotero note the
@@ -504,6 +515,10 @@ fn record(
             // it, the anchor's included, are the comment.
             text.extend(infos[up..=m].iter().map(|i| i.rest.clone()));
             comment.extend(infos[m + 1..=a].iter().map(|i| i.rest.clone()));
+        } else if b > a && image_above_citation(&infos[a], &infos[b]) {
+            // `\[image\] ([pdf](…))` or `![](KEY.png)`, then `([Author, 2021, p. 5](zotero://select/…))
+            // words`: an image annotation, the words its comment.
+            comment.push(infos[b].rest.clone());
         } else if up == a && infos[a].cited_first && d.image.is_none() {
             // `([Author, 2021, p. 5](zotero://select/…)) words`: a note, the words its comment.
             comment.push(infos[a].rest.clone());
@@ -1154,6 +1169,12 @@ fn info(raw: &str) -> Info<'_> {
     // `t` is the start of `rest`: only its end was cut.
     let len = t.len();
     narrow(&mut rest, 0, len);
+    // `\[image\] ([pdf](zotero://…))`: Zotero's note of an image annotation, exported without
+    // its image (the type word is taken as the label).
+    info.image_placeholder = info.link.is_some()
+        && info.image.is_none()
+        && info.label.as_deref() == Some("image")
+        && matches!(rest.trim(), "" | "\\[\\]" | "[]");
     // `###### text [Page 4](zotero://…)`: a template that prints a colour's highlights as
     // headings; the marker is the template's.
     if info.heading && info.anchored() {

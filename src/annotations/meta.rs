@@ -15,8 +15,11 @@ pub struct Meta {
     pub title: Option<String>,
     /// Its authors, `, `-separated.
     pub authors: Option<String>,
-    /// Its year.
+    /// Its year, from a field that names the year or the publication date.
     pub year: Option<String>,
+    /// The year of a bare `date` field: the item's date in some templates, the note's own in
+    /// others, so it yields to any other source of the year.
+    pub dated: Option<String>,
     /// Its citekey, from the frontmatter or an inline field.
     pub citekey: Option<String>,
 }
@@ -161,7 +164,8 @@ pub fn read(
         }
     }
     meta.title = meta.title.or(h1);
-    meta.year = meta.year.or(date).map(|y| year(&y));
+    meta.year = meta.year.map(|y| year(&y));
+    meta.dated = date.map(|y| year(&y));
     meta
 }
 

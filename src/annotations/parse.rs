@@ -54,7 +54,13 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
     let from_template = std::mem::take(&mut scan.template_meta);
     meta.title = meta.title.or(from_template.title);
     meta.authors = meta.authors.or(from_template.authors);
-    meta.year = meta.year.or(from_template.year).or_else(|| super::meta::citation_year(text));
+    // The year: a field that names it, the template's year line, Zotero's citation of the item,
+    // and last a bare `date` (which may be the note's own).
+    meta.year = meta
+        .year
+        .or(from_template.year)
+        .or_else(|| super::meta::citation_year(text))
+        .or_else(|| meta.dated.take());
     let citekey = super::meta::citekey(&meta, scan.first_cite.as_deref(), file_path);
     let title = meta.title.clone().unwrap_or_else(|| citekey.clone());
     if scan.annotations.is_empty() {
