@@ -363,7 +363,15 @@ fn with_templates(
                 (f.start, f.end, a, warning)
             })
             .collect();
-        let found = without_stray_comments(found, text);
+        let mut found = without_stray_comments(found, text);
+        // A heading the template prints over a group (`### {{group.heading}}`) that one of its
+        // branches could print too (`### {{annotation.annotatedText}}`): its constant words.
+        found.retain(|f| {
+            let a = &f.2;
+            let bare =
+                a.comment.is_none() && a.zotero_link.is_none() && a.page.is_none() && a.image_path.is_none();
+            !(bare && a.text.as_deref().is_some_and(|x| t.holds_literal(x)))
+        });
         let wrote_it = t.region_start(text, body) > body
             || found.iter().any(|f| f.2.zotero_link.is_some() || f.2.page.is_some());
         let score = if wrote_it { quality(found.iter().map(|f| &f.2)) } else { i64::MIN };

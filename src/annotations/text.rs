@@ -389,11 +389,27 @@ pub fn strip_trailing_debris(s: &str) -> &str {
             t = head.trim_end();
         } else if let Some(i) = block_id_at(t) {
             t = t[..i].trim_end();
+        } else if let Some(i) = trailing_obsidian_comment(l).map(|i| t.len() - l.len() + i) {
+            // `💬 Evidence %% fold %%`: a comment Obsidian hides, ending the line.
+            t = t[..i].trim_end();
         }
         if t.len() == before {
             return t;
         }
     }
+}
+
+/// Where an Obsidian comment that ends `line` starts (`words %% fold %%`), when words come before
+/// it.
+fn trailing_obsidian_comment(line: &str) -> Option<usize> {
+    let inner = line.strip_suffix("%%")?;
+    let open = rfind_short(inner, " %%")?;
+    let comment = &inner[open + 3..];
+    (!comment.contains("%%") && !comment.trim().is_empty() && has_letters(&line[..open])).then_some(open)
+}
+
+fn has_letters(s: &str) -> bool {
+    s.chars().any(char::is_alphanumeric)
 }
 
 /// ZotLit's block id: the annotation's key, `a`, the attachment's key, `p`, the page

@@ -267,6 +267,16 @@ impl Template {
         })
     }
 
+    /// Whether `text` is one of the template's own strings, whole: a constant it prints, or a
+    /// quoted literal it may print (`{"heading": "💬 Evidence and arguments"}` over a group).
+    pub fn holds_literal(&self, text: &str) -> bool {
+        let t = text.trim();
+        if t.is_empty() || t.contains(['{', '}', '"', '\n']) {
+            return false;
+        }
+        self.prints_constant(t) || ['"', '\''].iter().any(|q| self.source.contains(&format!("{q}{t}{q}")))
+    }
+
     /// Where the loops' output starts in `text[from..]`: at the first of their headers or anchor
     /// lines (text above it, such as a table of related items or the user's own notes, is not
     /// theirs); `from` when the note has none of them.
