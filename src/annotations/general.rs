@@ -57,6 +57,9 @@ struct Info<'a> {
     /// Zotero's placeholder of an image annotation exported without its image (`\[image\]`),
     /// with the annotation's link: Zotero prints its citation and comment on the next line.
     image_placeholder: bool,
+    /// A heading at a level the templates print a colour's highlights as, among annotations
+    /// ([`colour_headings`]): an annotation with no link.
+    colour_heading: bool,
     /// The colour a callout's title names, as a colour label of the templates
     /// (`> [!note] Concepts`): the title is a label, however many words it has.
     title_colour: Option<String>,
@@ -64,7 +67,11 @@ struct Info<'a> {
 
 impl Info<'_> {
     fn anchored(&self) -> bool {
-        self.link.is_some() || self.page.is_some() || self.image.is_some() || self.keyed
+        self.link.is_some()
+            || self.page.is_some()
+            || self.image.is_some()
+            || self.keyed
+            || self.colour_heading
     }
 }
 
@@ -136,6 +143,7 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
             }
         }
     }
+    colour_headings(lines, &mut infos, heading_colours);
     let mut skip = skipped(lines, &infos);
     let above = image_comments_above(&infos);
     let labelled = labelled_comments_above(&infos, &skip);
@@ -304,6 +312,60 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
     }
     drop_copies(&mut found);
     found
+}
+
+/// A heading at a level the templates print one colour's highlights as (`###### text`), with no
+/// link (an older version of the template printed none), among the annotations: the line next
+/// to it (blank lines and other such headings aside) holds an anchor. It is an annotation, its
+/// marker the template's. Only the small levels (`####` to `######`): the larger ones are the
+/// note's own sections as often as a colour's highlights.
+fn colour_headings(lines: &Lines<'_>, infos: &mut [Info<'_>], heading_colours: &[(usize, String)]) {
+    if heading_colours.is_empty() {
+        return;
+    }
+    let candidate: Vec<bool> = (0..infos.len())
+        .map(|i| {
+            let info = &infos[i];
+            info.heading
+                && info.depth == 0
+                && !info.anchored()
+                && has_word(&info.rest)
+                && heading(lines.get(i))
+                    .is_some_and(|(level, _)| level >= 4 && heading_colours.iter().any(|(l, _)| *l == level))
+        })
+        .collect();
+    if !candidate.contains(&true) {
+        return;
+    }
+    // Whether the chain of candidate headings through `i` (blank lines between) reaches an
+    // anchored line, forward or backward.
+    let reaches_anchor = |i: usize, forward: bool| {
+        let mut j = i;
+        loop {
+            j = match (forward, j) {
+                (true, j) if j + 1 < infos.len() => j + 1,
+                (false, j) if j > 0 => j - 1,
+                _ => return false,
+            };
+            if infos[j].blank || candidate[j] {
+                continue;
+            }
+            return infos[j].anchored();
+        }
+    };
+    let accepted: Vec<usize> = (0..infos.len())
+        .filter(|&i| candidate[i] && (reaches_anchor(i, true) || reaches_anchor(i, false)))
+        .collect();
+    for i in accepted {
+        {
+            let info = &mut infos[i];
+            info.colour_heading = true;
+            let kept = info.rest.trim_start_matches('#').trim_start();
+            let start = info.rest.len() - kept.len();
+            let end = info.rest.len();
+            narrow(&mut info.rest, start, end);
+        }
+    }
 }
 
 /// Zotero's note of an image annotation: the image (`![](attachments/KEY.png)`, or the
