@@ -385,7 +385,9 @@ pub fn strip_trailing_debris(s: &str) -> &str {
         let before = t.len();
         let (head, last) = memchr::memrchr(b'\n', t.as_bytes()).map_or(("", t), |n| (&t[..n], &t[n + 1..]));
         let l = last.trim();
-        if l.starts_with("%%") || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) {
+        // `---%% end annotations %%`: the export's end marker, a rule glued before it.
+        let marker = l.trim_start_matches(['-', '*', '_']).starts_with("%%");
+        if marker || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) {
             t = head.trim_end();
         } else if let Some(i) = block_id_at(t) {
             t = t[..i].trim_end();
@@ -587,6 +589,9 @@ mod tests {
         assert_eq!(strip_trailing_debris("Weight matters\n%%/zt-managed%%"), "Weight matters");
         assert_eq!(strip_trailing_debris("A claim ^ab5369"), "A claim");
         assert_eq!(strip_trailing_debris("^ab5369"), "");
+        assert_eq!(strip_trailing_debris("My point\n\n---%% end annotations %%"), "My point");
+        assert_eq!(strip_trailing_debris("Clutter grows %% fold %%"), "Clutter grows");
+        assert_eq!(strip_trailing_debris("50 %% of cases"), "50 %% of cases");
         assert_eq!(strip_trailing_debris("Last figure\n\n#📚 #to-read"), "Last figure");
         // Words that merely start with a hash, or a caret inside the text, stay.
         assert_eq!(strip_trailing_debris("C# is used, see x^2"), "C# is used, see x^2");
