@@ -261,8 +261,9 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
                 label_page(title).is_some() && at_most_words(title, 2)
             })
         });
-        let keyed = keyed && page_heading || infos[a].image_placeholder;
-        if !draft.is_empty() || keyed {
+        // So is Zotero's placeholder of an image exported without it.
+        let kept_empty = keyed && page_heading || infos[a].image_placeholder;
+        if !draft.is_empty() || kept_empty {
             let copy = (a..=b).any(|i| infos[i].go_to || infos[i].cited_first);
             found.push(Found { at: lines.offset(first), draft, copy });
         }
@@ -357,14 +358,10 @@ fn colour_headings(lines: &Lines<'_>, infos: &mut [Info<'_>], heading_colours: &
         .filter(|&i| candidate[i] && (reaches_anchor(i, true) || reaches_anchor(i, false)))
         .collect();
     for i in accepted {
-        {
-            let info = &mut infos[i];
-            info.colour_heading = true;
-            let kept = info.rest.trim_start_matches('#').trim_start();
-            let start = info.rest.len() - kept.len();
-            let end = info.rest.len();
-            narrow(&mut info.rest, start, end);
-        }
+        let info = &mut infos[i];
+        info.colour_heading = true;
+        let (marker, end) = (heading_marker_len(&info.rest), info.rest.len());
+        narrow(&mut info.rest, marker, end);
     }
 }
 
@@ -1240,15 +1237,19 @@ fn info(raw: &str) -> Info<'_> {
     // `###### text [Page 4](zotero://…)`: a template that prints a colour's highlights as
     // headings; the marker is the template's.
     if info.heading && info.anchored() {
-        let kept = rest.trim_start_matches('#').trim_start();
-        if kept.len() < rest.len() && rest.len() - kept.len() <= 7 {
-            let start = rest.len() - kept.len();
+        let marker = heading_marker_len(&rest);
+        if (1..=7).contains(&marker) {
             let end = rest.len();
-            narrow(&mut rest, start, end);
+            narrow(&mut rest, marker, end);
         }
     }
     info.rest = rest;
     info
+}
+
+/// The length of the heading marker (`###### `) that starts `line`.
+fn heading_marker_len(line: &str) -> usize {
+    line.len() - line.trim_start_matches('#').trim_start().len()
 }
 
 /// `s` cut to `s[start..end]`, without a copy when it is borrowed.

@@ -327,10 +327,7 @@ fn epoch_year(value: &str) -> Option<i16> {
 /// `[Lee et al., 2021a](zotero://select/…)`): the first citation whose label holds one, for a note
 /// that states the year nowhere else (an "Add note from annotations" note pasted as it is).
 pub fn citation_year(text: &str) -> Option<String> {
-    let mut from = 0;
-    while let Some(at) = memchr::memmem::find(&text.as_bytes()[from..], b"](zotero://select/") {
-        let end = from + at;
-        from = end + 2;
+    for end in memchr::memmem::find_iter(text.as_bytes(), b"](zotero://select/") {
         let Some(open) = text[..end].rfind('[').filter(|&o| end - o <= 200) else { continue };
         let label = &text[open + 1..end];
         if label.contains(['[', ']', '\n']) {
