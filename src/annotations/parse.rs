@@ -33,7 +33,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         scan.zotero_note = !scan.annotations.is_empty();
     }
     if !scan.zotero_note {
-        scan.run(&lines, options);
+        scan.run(&lines);
         with_general_rule(&lines, text, options, &mut scan);
         // What the known styles said about their annotations, unless another reading replaced
         // them: the general rule's, or the template's where it read the note.
@@ -103,8 +103,8 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     }
     let lines = Lines::new(text, frontmatter::body_start(text));
     let mut scan = Scan { stop_at_first: true, ..Scan::default() };
-    scan.run(&lines, options);
-    if !scan.annotations.is_empty() {
+    scan.run(&lines);
+    if !scan.drafts.is_empty() {
         return true;
     }
     // Notes only the user's own template reads.
@@ -137,9 +137,12 @@ struct Fields {
 }
 
 #[derive(Default)]
-struct Scan {
+struct Scan<'a> {
     /// Each annotation with the byte offset it starts at.
     annotations: Vec<(usize, Annotation)>,
+    /// What the known styles read, not yet finished: most notes the general rule reads better,
+    /// and then they never are.
+    drafts: Vec<Pending<'a>>,
     /// Annotations read with the user's template.
     from_template: usize,
     /// Whether the general rule read the note.
@@ -161,8 +164,16 @@ struct Scan {
     quote: Option<(std::ops::Range<usize>, Option<usize>)>,
 }
 
-impl Scan {
-    fn run(&mut self, lines: &Lines, options: &ParseOptions) {
+/// An annotation a known style read, with what the reading said about it.
+struct Pending<'a> {
+    at: usize,
+    line: usize,
+    draft: Draft<'a>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Scan<'a> {
+    fn run(&mut self, lines: &Lines<'a>) {
         let mut i = 0;
         let mut fence: Option<&str> = None;
         while i < lines.len() {
@@ -176,9 +187,9 @@ impl Scan {
                 continue;
             }
             let next = match t.as_bytes().first() {
-                Some(b'<') if is_mark_start(t) => self.read(lines, i, 0, options),
-                Some(b'>') => self.quoted(lines, i, options),
-                Some(b'"') if is_formatted_line(t) => self.read(lines, i, 3, options),
+                Some(b'<') if is_mark_start(t) => self.read(lines, i, 0),
+                Some(b'>') => self.quoted(lines, i),
+                Some(b'"') if is_formatted_line(t) => self.read(lines, i, 3),
                 Some(b'`') | Some(b'~') if t.starts_with("```") || t.starts_with("~~~") => {
                     fence = Some(&t[..3]);
                     None
@@ -187,14 +198,14 @@ impl Scan {
                     self.heading(t);
                     None
                 }
-                Some(_) if t.starts_with('“') && is_formatted_line(t) => self.read(lines, i, 3, options),
+                Some(_) if t.starts_with('“') && is_formatted_line(t) => self.read(lines, i, 3),
                 Some(_) => {
                     self.field(t);
                     None
                 }
                 None => None,
             };
-            if self.stop_at_first && !self.annotations.is_empty() {
+            if self.stop_at_first && !self.drafts.is_empty() {
                 return;
             }
             i = next.unwrap_or(i + 1).max(i + 1);
@@ -203,13 +214,13 @@ impl Scan {
 
     /// A blockquote line: a callout annotation, a formatted-style line, a `<mark>` in a quote, or
     /// the `[!Cite]` callout and other quotes (which are not annotations).
-    fn quoted(&mut self, lines: &Lines, i: usize, options: &ParseOptions) -> Option<usize> {
+    fn quoted(&mut self, lines: &Lines<'a>, i: usize) -> Option<usize> {
         let line = lines.get(i);
         if is_formatted_line(line) {
-            return self.read(lines, i, 3, options);
+            return self.read(lines, i, 3);
         }
         if unquote(line, 1).trim_start().starts_with("<mark") {
-            return self.read(lines, i, 4, options);
+            return self.read(lines, i, 4);
         }
         let header = callout_header(line)?;
         if strip_prefix_ci(header, "[!cite").is_some() {
@@ -222,7 +233,7 @@ impl Scan {
         let close = header.find(']')?;
         let has_color = header[..close].contains('|') || header[close + 1..].starts_with('|');
         let body_has_annotation = self.annotation_in_quote_after(lines, i);
-        (has_color || body_has_annotation).then(|| self.read(lines, i, 2, options)).flatten()
+        (has_color || body_has_annotation).then(|| self.read(lines, i, 2)).flatten()
     }
 
     /// Whether a quoted line after line `i`, in the block quote holding it, holds an annotation
@@ -247,8 +258,8 @@ impl Scan {
     }
 
     /// Reads one annotation with the reader of `style` (0 mark, 2 callout, 3 formatted, 4 mark in
-    /// a quote) and records it.
-    fn read(&mut self, lines: &Lines, i: usize, style: usize, options: &ParseOptions) -> Option<usize> {
+    /// a quote) and records its draft.
+    fn read(&mut self, lines: &Lines<'a>, i: usize, style: usize) -> Option<usize> {
         let mut draft = Draft::default();
         let mut problems = Vec::new();
         let next = match style {
@@ -262,11 +273,12 @@ impl Scan {
             s => s.min(3),
         };
         self.styles[kind] += 1;
-        for (line, message) in problems {
-            self.diagnostics.push(Diagnostic::error(lines.number(line), message));
-        }
+        let mut diagnostics: Vec<Diagnostic> = problems
+            .into_iter()
+            .map(|(line, message)| Diagnostic::error(lines.number(line), message))
+            .collect();
         if draft.is_empty() {
-            self.diagnostics.push(Diagnostic::warning(
+            diagnostics.push(Diagnostic::warning(
                 lines.number(i),
                 "an annotation with no text, comment or image was found; it is kept, empty",
             ));
@@ -274,12 +286,20 @@ impl Scan {
         if let Some(key) = draft.cite.take() {
             self.first_cite.get_or_insert(key);
         }
-        let (annotation, warning) = draft.finish(options);
-        if let Some(warning) = warning {
-            self.diagnostics.push(Diagnostic::warning(lines.number(i), warning));
-        }
-        self.annotations.push((lines.offset(i), annotation));
+        self.drafts.push(Pending { at: lines.offset(i), line: lines.number(i), draft, diagnostics });
         Some(next)
+    }
+
+    /// The known styles' drafts finished, in order, with what each reading said.
+    fn finish_drafts(&mut self, options: &ParseOptions) {
+        for pending in self.drafts.drain(..) {
+            self.diagnostics.extend(pending.diagnostics);
+            let (annotation, warning) = pending.draft.finish(options);
+            if let Some(warning) = warning {
+                self.diagnostics.push(Diagnostic::warning(pending.line, warning));
+            }
+            self.annotations.push((pending.at, annotation));
+        }
     }
 
     fn heading(&mut self, line: &str) {
@@ -604,19 +624,28 @@ fn drop_repeated_titles(text: &str, annotations: &mut [(usize, Annotation)]) {
 /// The general rule's reading replaces the known styles' when it explains the note better. It is
 /// not tried when the styles read every annotation whole (clean, with colour and page) and no
 /// Zotero annotation link is left over: most notes, and the general rule costs more than they do.
+/// The known styles' drafts are finished only when their reading may be kept: a general reading
+/// that scores more than the best they could (six points each) replaces them unread.
 fn with_general_rule(lines: &Lines, text: &str, options: &ParseOptions, scan: &mut Scan) {
-    let read = scan.annotations.len();
+    let read = scan.drafts.len();
     let links = memchr::memmem::find_iter(text.as_bytes(), "zotero://open").count();
-    let whole = quality(scan.annotations.iter().map(|(_, a)| a)) == 6 * read as i64;
-    if read > 0 && whole && links <= read {
-        return;
+    if read > 0 && links <= read {
+        scan.finish_drafts(options);
+        if quality(scan.annotations.iter().map(|(_, a)| a)) == 6 * read as i64 {
+            return;
+        }
     }
     let general: Vec<(usize, Annotation)> =
         super::general::read(lines, &options.colour_labels, &heading_colours(options))
             .into_iter()
             .map(|f| (f.at, f.draft.finish(options).0))
             .collect();
-    if quality(general.iter().map(|(_, a)| a)) > quality(scan.annotations.iter().map(|(_, a)| a)) {
+    let score = quality(general.iter().map(|(_, a)| a));
+    if score <= 6 * read as i64 {
+        scan.finish_drafts(options);
+    }
+    if score > quality(scan.annotations.iter().map(|(_, a)| a)) {
+        scan.drafts.clear();
         scan.annotations = general;
         scan.general = true;
     }
