@@ -142,6 +142,15 @@ pub fn zotero_hex_of_name(name: &str) -> Option<&'static str> {
         table.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| table[i].1)
     };
     if name.is_ascii() {
+        // Most words asked about are no colour: a name with their first letter and length is
+        // looked for only when there is one.
+        let first = name.as_bytes()[0].to_ascii_lowercase();
+        let known = first.is_ascii_lowercase()
+            && name.len() < 16
+            && ASCII_SHAPES[usize::from(first - b'a')] & (1 << name.len()) != 0;
+        if !known {
+            return None;
+        }
         // Lowercased on the stack: most words asked about are short ASCII words.
         let mut buf = [0u8; LONGEST_NAME];
         let lower = &mut buf[..name.len()];
@@ -162,6 +171,19 @@ static BY_NAME: std::sync::LazyLock<Vec<(&'static str, &'static str)>> = std::sy
     table.sort_by_key(|(n, _)| *n);
     table.dedup_by_key(|(n, _)| *n);
     table
+});
+
+/// For each ASCII letter, the lengths (bit `n`: `n` bytes) of the ASCII names of
+/// [`COLOUR_NAMES`] that start with it.
+static ASCII_SHAPES: std::sync::LazyLock<[u16; 26]> = std::sync::LazyLock::new(|| {
+    let mut shapes = [0u16; 26];
+    for (name, _) in BY_NAME.iter().filter(|(n, _)| n.is_ascii() && n.len() < 16) {
+        let first = name.as_bytes()[0];
+        if first.is_ascii_lowercase() {
+            shapes[usize::from(first - b'a')] |= 1 << name.len();
+        }
+    }
+    shapes
 });
 
 /// Bytes in the longest name of [`COLOUR_NAMES`] (with an emoji variation selector after it).
@@ -386,6 +408,9 @@ mod tests {
             for name in names {
                 assert!(name.len() + '\u{fe0f}'.len_utf8() <= LONGEST_NAME, "{name}");
                 assert!(zotero_hex_of_name(&format!("{name}\u{fe0f}")).is_some(), "{name}");
+                // The ASCII guard lets every name through, in any case.
+                assert!(zotero_hex_of_name(name).is_some(), "{name}");
+                assert!(zotero_hex_of_name(&name.to_uppercase()).is_some(), "{name}");
             }
         }
     }

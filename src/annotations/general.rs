@@ -1512,23 +1512,23 @@ fn page_word_off(out: &mut String) {
 
 /// Where the parenthesis that opens `s` closes (nested ones inside skipped).
 fn matching_paren(s: &str) -> Option<usize> {
-    balanced_end(s.bytes().enumerate(), b'(', b')')
+    balanced_end(s.as_bytes(), memchr::memchr2_iter(b'(', b')', s.as_bytes()), b'(')
 }
 
 /// Where the parentheses that end `text` open (nested ones inside them skipped).
 fn trailing_parens(text: &str) -> Option<usize> {
-    let t = text.trim_end();
-    t.ends_with(')').then(|| balanced_end(t.bytes().enumerate().rev(), b')', b'(')).flatten()
+    let t = text.trim_end().as_bytes();
+    t.ends_with(b")").then(|| balanced_end(t, memchr::memchr2_iter(b'(', b')', t).rev(), b')')).flatten()
 }
 
-/// Walking `bytes` (forwards or backwards), where the first `open` is balanced by its `close`
-/// (both ASCII, so never inside a character of several bytes).
-fn balanced_end(bytes: impl Iterator<Item = (usize, u8)>, open: u8, close: u8) -> Option<usize> {
+/// Walking the parentheses of `s` at `at` (forwards or backwards), where the first `open` is
+/// balanced by its other (both ASCII, so never inside a character of several bytes).
+fn balanced_end(s: &[u8], at: impl Iterator<Item = usize>, open: u8) -> Option<usize> {
     let mut depth = 0i32;
-    for (i, c) in bytes {
-        if c == open {
+    for i in at {
+        if s[i] == open {
             depth += 1;
-        } else if c == close {
+        } else {
             depth -= 1;
             if depth == 0 {
                 return Some(i);
