@@ -49,6 +49,10 @@ pub struct Template {
     /// The heading levels the template prints one colour's highlights as (see
     /// [`Template::heading_colours`]).
     heading_colours: Vec<(usize, String)>,
+    /// Whether a branch of the loops prints a highlight's text alone, as a paragraph
+    /// (`{% elif "Green" in annotation.colorCategory %}{{annotation.annotatedText}}`), with the
+    /// colour of such branches when they tell one (see [`bare_text`]).
+    bare_text: Option<Option<String>>,
 }
 
 /// What the template's own metadata lines say in a note.
@@ -135,6 +139,7 @@ impl Template {
         inner_headings(&program.loops, &mut headers);
         let meta_lines = meta_lines(&program.outer);
         let group_lines = group_lines(&program.outer);
+        let bare_text = bare_text(&unique);
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -148,6 +153,7 @@ impl Template {
             meta_lines,
             group_lines,
             heading_colours: heading_colours(source),
+            bare_text,
         })
     }
 
@@ -218,11 +224,22 @@ impl Template {
         let text = masked.as_ref();
         let marks = self.header_marks(text, from);
         let groups = self.group_marks(text, from);
+        let body = from;
         let from = self.region_start(text, from);
         let mut hits = self.matcher.find(text, from, text.len(), &stop);
         hits.retain(|hit| !is_decoration(&text[hit.start..hit.end]));
         drop_pageless(&mut hits);
         let mut found = Vec::new();
+        let mut bare = Vec::new();
+        if self.bare_text.is_some() {
+            // A line the loose branches read as a text alone is one of those paragraphs.
+            hits.retain(|hit| !text_alone(hit, text));
+        }
+        if let Some(colour) = &self.bare_text {
+            // Below the loops' anchor line (`### Notes`), not above it.
+            let first = (from > body).then(|| text[from..].find('\n').map_or(text.len(), |n| from + n + 1));
+            bare = bare_paragraphs(text, first, &hits, &stop, colour.as_deref());
+        }
         for hit in hits {
             let facts = self.loop_facts(hit.body, hit.start, &marks);
             let mut draft = draft_of(&hit, &facts, text);
@@ -238,15 +255,37 @@ impl Template {
                     slot.get_or_insert_with(|| value.clone());
                 }
             }
+            // The comment printed right after a bare text (no blank line between) is its own.
+            let comment_only = draft.text.is_empty()
+                && draft.image.is_none()
+                && draft.link.is_none()
+                && !draft.comment.is_empty();
+            if comment_only && let Some(p) = bare.iter_mut().find(|p| p.end == hit.start) {
+                p.draft.comment = std::mem::take(&mut draft.comment);
+                p.end = hit.end;
+                continue;
+            }
+            // A text printed alone over several lines, then its comment: the iteration matched
+            // from its last line; the lines above it are its first ones.
+            let mut start = hit.start;
+            if text_first(&hit, text)
+                && let Some(at) = bare.iter().position(|p| p.end == hit.start)
+            {
+                let p = bare.remove(at);
+                start = p.start;
+                draft.text.splice(0..0, p.draft.text);
+            }
             let image = image_after_fields(&hit, &draft);
             let split = image.map(|at| {
                 let image =
                     Draft { image: draft.image.take(), color: draft.color.clone(), ..Draft::default() };
                 Found { start: at, end: hit.end, draft: image }
             });
-            found.push(Found { start: hit.start, end: split.as_ref().map_or(hit.end, |s| s.start), draft });
+            found.push(Found { start, end: split.as_ref().map_or(hit.end, |s| s.start), draft });
             found.extend(split);
         }
+        found.extend(bare);
+        found.sort_by_key(|f| f.start);
         found
     }
 
@@ -376,6 +415,118 @@ impl Template {
         let first = &self.loops[loops[0]].facts;
         first.iter().filter(|f| loops.iter().all(|&n| self.loops[n].facts.contains(f))).cloned().collect()
     }
+}
+
+/// Whether the loop bodies print a highlight's text alone in one of their branches, and the colour
+/// of such branches when they agree on one (`{% elif "Green" in a.colorCategory %}{{a.annotatedText}}`
+/// beside an `{% else %}` that prints the same gives green). Such a branch cannot be matched as
+/// the others are, with nothing of the template's around the text: see [`bare_paragraphs`].
+fn bare_text(bodies: &[Pat]) -> Option<Option<String>> {
+    fn bare(p: &Pat) -> bool {
+        let text = |p: &Pat| matches!(p, Pat::Slot(s) if s.field == Field::Text);
+        match p {
+            Pat::Seq(items) => {
+                items.iter().filter(|i| text(i)).count() == 1
+                    && items.iter().all(|i| text(i) || matches!(i, Pat::Lit(l) if l.trim().is_empty()))
+            }
+            other => text(other),
+        }
+    }
+    fn walk<'p>(p: &'p Pat, out: &mut Vec<&'p [Fact]>) {
+        match p {
+            Pat::Seq(items) => items.iter().for_each(|i| walk(i, out)),
+            Pat::Alt(branches) => {
+                for (facts, b) in branches {
+                    if bare(b) {
+                        out.push(facts);
+                    } else {
+                        walk(b, out);
+                    }
+                }
+            }
+            Pat::Repeat(inner) => walk(inner, out),
+            Pat::Lit(_) | Pat::Slot(_) | Pat::Loop(_) => {}
+        }
+    }
+    let mut branches = Vec::new();
+    bodies.iter().for_each(|b| walk(b, &mut branches));
+    if branches.is_empty() {
+        return None;
+    }
+    let mut colours: Vec<String> = branches.iter().filter_map(|f| loop_colour(f)).collect();
+    colours.dedup();
+    Some(if colours.len() == 1 { colours.pop() } else { None })
+}
+
+/// Whether `hit` is a highlight's text alone (a branch that prints nothing else took it).
+fn text_alone(hit: &matcher::Hit, text: &str) -> bool {
+    let whole = text[hit.start..hit.end].trim();
+    text_first(hit, text) && hit.captures.len() == 1 && hit.captures[0].span.1 >= hit.start + whole.len()
+}
+
+/// Whether `hit` starts with the highlight's text, nothing of the template's before it.
+fn text_first(hit: &matcher::Hit, text: &str) -> bool {
+    let lead = text[hit.start..hit.end].len() - text[hit.start..hit.end].trim_start().len();
+    hit.captures.first().is_some_and(|c| c.field == Field::Text && c.span.0 <= hit.start + lead)
+}
+
+/// The highlights a bare-text branch printed: each paragraph (lines up to a blank one) between
+/// the iterations the template's other branches matched, and after the last one, up to a line
+/// that ends the loops' output (`stop`: a heading, a rule, `%%`). Above the first iteration (or
+/// with none) only from `first`, the line after the loops' anchor, when the note has one. A paragraph that holds the
+/// template's markup (a Zotero link, an embed, an HTML block, a table, a quote, an import stamp,
+/// template code) is no such text.
+fn bare_paragraphs(
+    text: &str,
+    first: Option<usize>,
+    hits: &[matcher::Hit],
+    stop: &dyn Fn(&str) -> bool,
+    colour: Option<&str>,
+) -> Vec<Found> {
+    let mut gaps: Vec<(usize, usize)> = Vec::new();
+    if let Some(start) = first {
+        gaps.push((start, hits.first().map_or(text.len(), |hit| hit.start)));
+    }
+    gaps.extend(hits.windows(2).map(|w| (w[0].end, w[1].start)));
+    if let Some(last) = hits.last() {
+        gaps.push((last.end, text.len()));
+    }
+    let mut found = Vec::new();
+    let mut push = |from: usize, to: usize, lines: Vec<Cow<'static, str>>| {
+        let mut draft = Draft { text: lines, ..Draft::default() };
+        draft.color.hex = colour.map(str::to_string);
+        found.push(Found { start: from, end: to, draft });
+    };
+    for (start, end) in gaps {
+        let mut pos = start;
+        // The paragraph being read: where it starts, its lines, whether it holds markup.
+        let mut paragraph: Option<(usize, Vec<Cow<'static, str>>, bool)> = None;
+        for line in text[start..end.max(start)].split_inclusive('\n') {
+            let t = line.trim();
+            if t.is_empty() || stop(line) {
+                if let Some((from, lines, false)) = paragraph.take() {
+                    push(from, pos, lines);
+                }
+                if !t.is_empty() {
+                    break;
+                }
+            } else {
+                let markup = t.contains("zotero://")
+                    || t.starts_with(['<', '>', '|', '!', '`', '%'])
+                    || t.contains("{{")
+                    || t.contains("{%")
+                    || is_decoration(t);
+                let (_, lines, tainted) = paragraph.get_or_insert((pos, Vec::new(), false));
+                lines.push(Cow::Owned(t.to_string()));
+                *tainted |= markup;
+            }
+            pos += line.len();
+        }
+        if let Some((from, lines, false)) = paragraph {
+            push(from, pos, lines);
+        }
+    }
+    found
 }
 
 /// The template's lines that print one metadata field between constant text of their own

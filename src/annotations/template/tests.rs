@@ -303,3 +303,27 @@ fn a_comment_of_several_lines_is_not_cut_where_a_free_text_branch_could_start() 
         doc.annotations
     );
 }
+
+#[test]
+fn a_branch_that_prints_the_text_alone_reads_each_paragraph_between_iterations() {
+    // Green highlights print as plain paragraphs; the others as headings with a link line, or in
+    // bold; a comment follows its highlight in a block of its own.
+    let template = "### {{title}}\n\n### Notes\n{% for a in annotations -%}\n{%- if \"Yellow\" in a.colorCategory %}\n## {{a.annotatedText}}\n([{{a.page}}](zotero://open-pdf/library/items/{{a.attachment.itemKey}}?page={{a.page}}&annotation={{a.id}}))\n{%- elif \"Purple\" in a.colorCategory %}\n**{{a.annotatedText}}**\n{%- elif \"Green\" in a.colorCategory %}\n{{a.annotatedText}}\n{%- else %}\n{{a.annotatedText}}\n{%- endif %}\n{%- if a.comment %}\n<div class=\"c\">\n  <p>{{a.comment}}</p>\n</div>\n{%- endif %}\n\n{% endfor -%}";
+    let note = "### Tides\n\n### Notes\n\nFirst plain passage\nover two lines\n\n## A heading passage\n([4](zotero://open-pdf/library/items/K?page=4&annotation=A))\n\nSecond plain passage\n<div class=\"c\">\n  <p>its comment</p>\n</div>\n\n**A bold passage**\n\nThird plain passage\n\n## My own section\n\nNot exported.\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("First plain passage\nover two lines"), None, Some("#5fb236")),
+            (Some("A heading passage"), None, Some("#ffd400")),
+            (Some("Second plain passage"), Some("its comment"), Some("#5fb236")),
+            (Some("A bold passage"), None, Some("#a28ae5")),
+            (Some("Third plain passage"), None, Some("#5fb236")),
+        ]
+    );
+}
