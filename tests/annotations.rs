@@ -99,6 +99,14 @@ fn annotation_notes_are_recognised() {
     let bibnotes = "## Extracted Annotations\n\n- *“a passage”* [(Author, 2023, p. 2)](zotero://open-pdf/library/items/T3Z5?page=2&annotation=J2JS)\n";
     assert!(is_annotation_note(bibnotes, &options));
     assert!(!is_annotation_note("[PDF](zotero://open-pdf/library/items/T3Z5)\n\nMy own notes.\n", &options));
+    // A callout whose metadata is a theme's (`|no-icon`, `|right`), not a colour, with no
+    // Zotero link in it: the user's own layout.
+    let layout = "> [!link|no-icon]- Today\n> - my theme is `=this.theme`\n>\n> ![[Progress bar]]\n\n> [!aside|right +++]\n> Navigational System\n";
+    assert!(!is_annotation_note(layout, &options));
+    assert!(parse(layout, "/v/n.md", &options).annotations.is_empty());
+    // Words that start like a page (`PagedAttention`, `**Page size tuning:**`) print none.
+    let prose = "## Paging\n\n**Page Size tuning:**\n\nSee the [PagedAttention Paper](https://arxiv.org/abs/2309.06180) (page tables, chapter 2).\n";
+    assert!(parse(prose, "/v/n.md", &options).annotations.is_empty());
     // A summary Scholia wrote quotes annotations with their links: it is not one.
     let summary = format!(
         "---\ntype: summary\n---\n# Summary\n\n{}",

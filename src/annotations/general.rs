@@ -12,8 +12,8 @@ use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
 use super::lines::{Lines, heading};
 use super::text::{
-    annotation_key, find_short, is_zotlit_id, label_page, mark_colours, offset_in, page_of_locator,
-    rfind_short, strip_prefix_ci,
+    annotation_key, find_short, is_page_token, is_zotlit_id, label_page, mark_colours, offset_in,
+    page_of_locator, rfind_short, strip_prefix_ci,
 };
 
 /// What one line holds.
@@ -1671,7 +1671,7 @@ fn take_pages(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
             let starts = |p: &str| locator.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
             if (starts("p.") || starts("pp.") || starts("page"))
                 && !inside_quote(&rest[..i])
-                && let Some(p) = page_of_locator(locator)
+                && let Some(p) = page_of_locator(locator).filter(|p| is_page_token(p))
             {
                 info.page.get_or_insert(p);
                 rest.to_mut().replace_range(i..=j, "");
@@ -1714,8 +1714,10 @@ fn take_pages(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     // `**Page 5** — text`: a page label starting the line.
     if let Some(r) = t.strip_prefix("**Page ").or_else(|| t.strip_prefix("**p. "))
         && let Some(end) = r.find("**")
+        // A page, not words (`**Page size tuning:**` is a heading of the user's).
+        && let Some(page) = label_page(&format!("p. {}", r[..end].trim()))
     {
-        info.page.get_or_insert(r[..end].trim().to_string());
+        info.page.get_or_insert(page);
         let kept = r[end + 2..].trim_start_matches([' ', '—', '–', '-']);
         let start = offset_in(rest, kept);
         narrow(rest, start, start + kept.len());

@@ -231,7 +231,12 @@ impl<'a> Scan<'a> {
             return None;
         }
         let close = header.find(']')?;
-        let has_color = header[..close].contains('|') || header[close + 1..].starts_with('|');
+        // `> [!quote|#ffd400]`, `> [!quote] |yellow`: the metadata names a colour. Other
+        // metadata (`> [!link|no-icon]`, `|wide`) is a theme's, not an annotation's.
+        let metadata = header[..close].split_once('|').map(|(_, m)| m).or_else(|| {
+            header[close + 1..].strip_prefix('|').map(|c| c.split_whitespace().next().unwrap_or(""))
+        });
+        let has_color = metadata.is_some_and(names_colour);
         let body_has_annotation = self.annotation_in_quote_after(lines, i);
         (has_color || body_has_annotation).then(|| self.read(lines, i, 2)).flatten()
     }
@@ -619,6 +624,16 @@ fn drop_repeated_titles(text: &str, annotations: &mut [(usize, Annotation)]) {
             a.theme = None;
         }
     }
+}
+
+/// Whether a callout's metadata names a colour: a hex (`#ffd400`) or a colour's name, alone or
+/// in a class-like word (`yellow`, `hl-yellow`).
+fn names_colour(metadata: &str) -> bool {
+    let m = metadata.trim();
+    m.starts_with('#')
+        || m.split(['-', '_', ' ']).any(|w| {
+            super::colors::zotero_hex_of_name(w).is_some() || ["black", "white", "cyan"].contains(&w)
+        })
 }
 
 /// The general rule's reading replaces the known styles' when it explains the note better. It is

@@ -84,11 +84,14 @@ pub fn label_page(label: &str) -> Option<String> {
     if !is_page || last.is_empty() || year && !p_first {
         return None;
     }
-    // A page is a number or a roman numeral (`12`, `S12`, `xii`, `A-3`), not a word (`PDF`).
+    page_of_locator(last).filter(|p| is_page_token(p))
+}
+
+/// Whether `p` reads as a page: a number or a roman numeral (`12`, `S12`, `xii`, `A-3`, `5-7`),
+/// not a word (`PDF`, `dAttention`).
+pub fn is_page_token(p: &str) -> bool {
     let roman = |p: &str| p.chars().all(|c| "ivxlcdmIVXLCDM".contains(c));
-    page_of_locator(last).filter(|p| {
-        p.chars().count() <= 12 && (p.chars().any(|c| c.is_ascii_digit()) || roman(p)) && !p.contains(' ')
-    })
+    p.chars().count() <= 12 && (p.chars().any(|c| c.is_ascii_digit()) || roman(p)) && !p.contains(' ')
 }
 
 /// A page link to the PDF file that is not a Zotero link — `[page 2](file://…)`, or `[page 2]()`
