@@ -107,6 +107,13 @@ fn annotation_notes_are_recognised() {
     // Words that start like a page (`PagedAttention`, `**Page size tuning:**`) print none.
     let prose = "## Paging\n\n**Page Size tuning:**\n\nSee the [PagedAttention Paper](https://arxiv.org/abs/2309.06180) (page tables, chapter 2).\n";
     assert!(parse(prose, "/v/n.md", &options).annotations.is_empty());
+    // One page cited in the user's prose (a reference's `(pp. 115–142)`, `… list page (page 1)`)
+    // is no export; ZotLit's block id makes such a passage an annotation all the same.
+    let lone = "# Spec\n\n- **After**: `/notes` shows the list page (page 1)\n- paging by query\n";
+    let doc = parse(lone, "/v/n.md", &options);
+    assert!(doc.annotations.is_empty() && doc.diagnostics.iter().any(|d| d.message.contains("lone passage")));
+    let keyed = "> [!note] Page 2\n>\n> The inquiry branch asks.\n> ^IY94HRD2aJRIVCZXVp2\n";
+    assert_eq!(parse(keyed, "/v/n.md", &options).annotations.len(), 1);
     // A summary Scholia wrote quotes annotations with their links: it is not one.
     let summary = format!(
         "---\ntype: summary\n---\n# Summary\n\n{}",

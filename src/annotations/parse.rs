@@ -45,6 +45,9 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         drop_repeated_titles(text, &mut scan.annotations);
         drop_user_blocks(text, &scan.export_blocks, &mut scan.annotations);
         join_repeated_links(&mut scan.annotations, options);
+        if scan.general && scan.from_template == 0 {
+            drop_lone_page_citation(text, &mut scan.annotations, &mut diagnostics);
+        }
     }
     let first = scan.annotations.first().map_or(text.len(), |(at, _)| *at);
     let name = file_path.rsplit(['/', '\\']).next().unwrap_or(file_path);
@@ -623,6 +626,36 @@ fn drop_repeated_titles(text: &str, annotations: &mut [(usize, Annotation)]) {
             a.comment_prefix = None;
             a.theme = None;
         }
+    }
+}
+
+/// A general reading that is one passage anchored by nothing but a printed page (`… (page 1)`,
+/// `(pp. 115–142)` in a reference): a page cited in the user's prose, not an export. Every real
+/// export of that shape seen holds many such annotations; one alone is dropped, with a note.
+fn drop_lone_page_citation(
+    text: &str,
+    annotations: &mut Vec<(usize, Annotation)>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let [(at, a)] = annotations.as_slice() else { return };
+    // ZotLit's block id (`^KEYaATTACHMp2`) is an annotation's own key.
+    let zotlit_key = memchr::memchr_iter(b'^', text.as_bytes()).any(|i| {
+        let id = &text[i + 1..];
+        is_zotlit_id(&id[..id.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(id.len())])
+    });
+    let weak = a.page.is_some()
+        && a.zotero_link.is_none()
+        && a.color_hex.is_none()
+        && a.image_path.is_none()
+        && a.kind == super::AnnotationType::Highlight
+        && !zotlit_key;
+    if weak {
+        let line = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..*at]).count();
+        diagnostics.push(Diagnostic::info(
+            line,
+            "a lone passage with a printed page, and nothing else of an export (no Zotero link, colour or image), was not read as an annotation",
+        ));
+        annotations.clear();
     }
 }
 
