@@ -136,13 +136,23 @@ impl Matcher {
             let next = pos + text[pos..].len() - text[pos..].trim_start().len();
             let hay = &text[..embed_end(text, next).map_or(to, |end| end.min(to))];
             let glued =
-                (pos > from && !text[..pos].ends_with('\n')).then(|| self.glued_at(hay, pos)).flatten();
+                (pos > from && !text[..pos].ends_with('\n')).then(|| self.glued_whole(hay, pos)).flatten();
             let (tier, caps, offset) = match glued {
                 Some((tier, caps)) => (tier, caps, pos),
-                None => match self.leftmost(hay, pos) {
-                    Some((tier, caps)) => (tier, caps, 0),
-                    None => break,
-                },
+                None => {
+                    let line_start = self.leftmost(hay, pos);
+                    let before =
+                        line_start.as_ref().and_then(|(_, c)| c.get(0)).map_or(hay.len(), |m| m.start());
+                    // An iteration glued mid-line after lines a field of the last one took
+                    // (`_Tags:_ a, b**Page 4** — [link](…)`), before the next at a line's start.
+                    match (hits.is_empty(), self.glued_between(hay, pos, before)) {
+                        (false, Some((at, (tier, caps)))) => (tier, caps, at),
+                        _ => match line_start {
+                            Some((tier, caps)) => (tier, caps, 0),
+                            None => break,
+                        },
+                    }
+                }
             };
             let whole = caps.get(0).map_or((pos, pos), |m| (offset + m.start(), offset + m.end()));
             if whole.1 == whole.0 {
@@ -266,6 +276,48 @@ impl Matcher {
             }
         }
         None
+    }
+
+    /// [`Matcher::glued_at`], cut short when a field of several words swallowed the next
+    /// iteration glued on its line (`_Tags:_ thesis**Page 89** — [link](…)` then
+    /// `text**Page 95** — [link](…)`), as [`Matcher::leftmost`] cuts its matches. The groups are
+    /// relative to `at`.
+    fn glued_whole<'h>(&self, hay: &'h str, at: usize) -> Option<(&Tier, regex::Captures<'h>)> {
+        let rest = &hay[at..];
+        let mut best = self.glued_at(rest, 0)?;
+        let mut limit = rest.len();
+        for _ in 0..8 {
+            let Some(inner) = self.swallowed(rest, &best, limit) else { break };
+            limit = inner;
+            match self.glued_at(&rest[..limit], 0) {
+                Some(shorter) => best = shorter,
+                None => break,
+            }
+        }
+        Some(best)
+    }
+
+    /// The first iteration glued after other words on a line of `hay[from..to]` (at a lead
+    /// character, not at a line's start), with its groups relative to where it starts.
+    fn glued_between<'h>(
+        &self,
+        hay: &'h str,
+        from: usize,
+        to: usize,
+    ) -> Option<(usize, (&Tier, regex::Captures<'h>))> {
+        if !self.may_glue || from >= to {
+            return None;
+        }
+        hay[from..to]
+            .char_indices()
+            .map(|(i, c)| (from + i, c))
+            .filter(|&(at, c)| {
+                self.leads.contains(&c)
+                    && at > 0
+                    && !hay[..at].ends_with(['\n', ' ', '\t'])
+                    && !in_word_hyphen(hay, at)
+            })
+            .find_map(|(at, _)| self.glued_whole(hay, at).map(|found| (at, found)))
     }
 
     /// An iteration that starts exactly at `at` and carries a Zotero link or an image, with its

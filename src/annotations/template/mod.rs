@@ -53,6 +53,9 @@ pub struct Template {
     /// (`{% elif "Green" in annotation.colorCategory %}{{annotation.annotatedText}}`), with the
     /// colour of such branches when they tell one (see [`bare_text`]).
     bare_text: Option<Option<String>>,
+    /// The constant words that start the line of a comment or of the tags (`_Note:_`,
+    /// `_Tags:_`), per field (see [`line_labels`]).
+    labels: Vec<(Field, String)>,
 }
 
 /// What the template's own metadata lines say in a note.
@@ -140,6 +143,7 @@ impl Template {
         let meta_lines = meta_lines(&program.outer);
         let group_lines = group_lines(&program.outer);
         let bare_text = bare_text(&unique);
+        let labels = line_labels(&unique);
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -154,6 +158,7 @@ impl Template {
             group_lines,
             heading_colours: heading_colours(source),
             bare_text,
+            labels,
         })
     }
 
@@ -255,6 +260,7 @@ impl Template {
                     slot.get_or_insert_with(|| value.clone());
                 }
             }
+            self.relabel(&mut draft);
             // The comment printed right after a bare text (no blank line between) is its own.
             let comment_only = draft.text.is_empty()
                 && draft.image.is_none()
@@ -287,6 +293,41 @@ impl Template {
         found.extend(bare);
         found.sort_by_key(|f| f.start);
         found
+    }
+
+    /// A text that starts with the comment's label (`_Note:_ words`: the regex gave an optional
+    /// text line what the comment's line printed) is that comment; a comment whose last line
+    /// starts with the tags' label (`_Tags:_ a, b`) ends before it.
+    fn relabel(&self, draft: &mut Draft<'static>) {
+        fn label_of<'l>(labels: &[(Field, String)], field: Field, line: &'l str) -> Option<&'l str> {
+            labels
+                .iter()
+                .filter(|(f, _)| *f == field)
+                .find_map(|(_, l)| line.trim_start().strip_prefix(l.as_str()))
+        }
+        let labelled = draft
+            .text
+            .first()
+            .filter(|_| draft.comment.is_empty())
+            .and_then(|first| label_of(&self.labels, Field::Comment, first))
+            .map(|rest| rest.trim_start().to_string());
+        if let Some(rest) = labelled {
+            let mut lines = std::mem::take(&mut draft.text);
+            lines[0] = Cow::Owned(rest);
+            draft.comment = lines;
+        }
+        // The comment's last line: of its last element, which may hold several.
+        if let Some(last) = draft.comment.iter().rposition(|l| !l.trim().is_empty()) {
+            let element = draft.comment[last].trim_end();
+            let cut = element.rfind('\n').map_or(0, |n| n + 1);
+            if (cut > 0 || last > 0) && label_of(&self.labels, Field::Tags, &element[cut..]).is_some() {
+                let kept = element[..cut].trim_end().to_string();
+                draft.comment.truncate(last);
+                if !kept.is_empty() {
+                    draft.comment.push(Cow::Owned(kept));
+                }
+            }
+        }
     }
 
     /// Whether `text` (a few words) is a constant the template prints as a whole (`Quote` in
@@ -415,6 +456,52 @@ impl Template {
         let first = &self.loops[loops[0]].facts;
         first.iter().filter(|f| loops.iter().all(|&n| self.loops[n].facts.contains(f))).cloned().collect()
     }
+}
+
+/// The constant words each comment or tags slot has before it on its line (`_Note:_ {{comment}}`
+/// gives (Comment, `_Note:_`)), when they are a label: punctuation or emphasis around words, not
+/// a quote marker or a list marker alone.
+fn line_labels(bodies: &[Pat]) -> Vec<(Field, String)> {
+    fn walk(p: &Pat, line: &mut Option<String>, out: &mut Vec<(Field, String)>) {
+        match p {
+            Pat::Lit(s) => match s.rfind('\n') {
+                Some(n) => *line = Some(s[n + 1..].to_string()),
+                None => {
+                    if let Some(l) = line {
+                        l.push_str(s);
+                    }
+                }
+            },
+            Pat::Slot(slot) => {
+                let label = line.take().map(|l| l.trim().to_string()).unwrap_or_default();
+                let words = label.chars().any(char::is_alphabetic);
+                let marked = label.chars().any(|c| matches!(c, ':' | '*' | '_'));
+                if matches!(slot.field, Field::Comment | Field::Tags)
+                    && words
+                    && marked
+                    && !out.iter().any(|(f, l)| *f == slot.field && *l == label)
+                {
+                    out.push((slot.field, label));
+                }
+            }
+            Pat::Seq(items) => items.iter().for_each(|i| walk(i, line, out)),
+            Pat::Alt(branches) => {
+                let before = line.clone();
+                for (_, b) in branches {
+                    let mut l = before.clone();
+                    walk(b, &mut l, out);
+                }
+                *line = None;
+            }
+            Pat::Repeat(inner) => walk(inner, &mut None, out),
+            Pat::Loop(_) => *line = None,
+        }
+    }
+    let mut out = Vec::new();
+    for b in bodies {
+        walk(b, &mut Some(String::new()), &mut out);
+    }
+    out
 }
 
 /// Whether the loop bodies print a highlight's text alone in one of their branches, and the colour

@@ -327,3 +327,34 @@ fn a_branch_that_prints_the_text_alone_reads_each_paragraph_between_iterations()
         ]
     );
 }
+
+#[test]
+fn iterations_glued_one_after_another_are_each_read_and_labels_stay_out_of_fields() {
+    // The template's whitespace control glues each iteration to the end of the one before.
+    let template = "## Annotations\n{% for hl in annotations -%}\n**Page {{hl.pageLabel}}** — [Open annotation](zotero://open-pdf/library/items/{{hl.attachment.itemKey}}?page={{hl.pageLabel}}&annotation={{hl.id}})\n{%- if hl.annotatedText %}\n{{hl.annotatedText}}\n{%- endif %}\n{%- if hl.comment %}\n_Note:_ {{hl.comment}}\n{%- endif %}\n{%- if hl.allTags %}\n_Tags:_ {{hl.allTags}}\n{%- endif %}\n{%- endfor %}";
+    let link = |p: u32, k: &str| {
+        format!("[Open annotation](zotero://open-pdf/library/items/K?page={p}&annotation={k})")
+    };
+    let note = format!(
+        "## Annotations\n**Page 1** — {}\nfirst passage\n_Tags:_ thesis**Page 2** — {}\nsecond passage**Page 3** — {}\nthird passage\n_Note:_ two lines\nof comment\n_Tags:_ a, b**Page 4** — {}\n_Note:_ a comment alone\n",
+        link(1, "AAAAAAAA"),
+        link(2, "BBBBBBBB"),
+        link(3, "CCCCCCCC"),
+        link(4, "DDDDDDDD")
+    );
+    let doc = read(template, &note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.page.as_deref(), a.text.as_deref(), a.comment.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("1"), Some("first passage"), None),
+            (Some("2"), Some("second passage"), None),
+            (Some("3"), Some("third passage"), Some("two lines\nof comment")),
+            (Some("4"), None, Some("a comment alone")),
+        ]
+    );
+}
