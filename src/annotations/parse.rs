@@ -6,13 +6,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::draft::Draft;
-use super::lines::{Lines, callout_header, heading, is_formatted_line, is_mark_start, unquote};
+use super::lines::{Lines, callout_header, is_formatted_line, is_mark_start, unquote};
 use super::model::TemplateStyle;
 use super::styles;
 use super::template::Template;
-use super::text::{
-    annotation_key, citekey_prefix, find, find_short, is_zotlit_id, strip_bold, strip_prefix_ci, zotero_link,
-};
+use super::text::{annotation_key, citekey_prefix, find, is_zotlit_id, strip_prefix_ci, zotero_link};
 use super::{Annotation, AnnotationDoc, ParseOptions};
 use crate::diag::Diagnostic;
 use crate::note::frontmatter::{self, Frontmatter, scalar_string};
@@ -133,13 +131,6 @@ pub fn is_scholia_output(fm: &Frontmatter) -> bool {
 }
 
 #[derive(Default)]
-struct Fields {
-    title: Option<String>,
-    authors: Option<String>,
-    year: Option<String>,
-}
-
-#[derive(Default)]
 struct Scan<'a> {
     /// Each annotation with the byte offset it starts at.
     annotations: Vec<(usize, Annotation)>,
@@ -154,9 +145,7 @@ struct Scan<'a> {
     zotero_note: bool,
     diagnostics: Vec<Diagnostic>,
     styles: [usize; 4],
-    first_h1: Option<String>,
     first_cite: Option<String>,
-    fields: Fields,
     /// What the metadata lines of the template that read the note say.
     template_meta: super::template::TemplateMeta,
     /// The `persist` blocks in which that template prints its loops: the export's own.
@@ -197,16 +186,8 @@ impl<'a> Scan<'a> {
                     fence = Some(&t[..3]);
                     None
                 }
-                Some(b'#') => {
-                    self.heading(t);
-                    None
-                }
                 Some(_) if t.starts_with('“') && is_formatted_line(t) => self.read(lines, i, 3),
-                Some(_) => {
-                    self.field(t);
-                    None
-                }
-                None => None,
+                _ => None,
             };
             if self.stop_at_first && !self.drafts.is_empty() {
                 return;
@@ -308,34 +289,6 @@ impl<'a> Scan<'a> {
             }
             self.annotations.push((pending.at, annotation));
         }
-    }
-
-    fn heading(&mut self, line: &str) {
-        if self.first_h1.is_none()
-            && let Some((1, text)) = heading(line)
-        {
-            let text = strip_bold(text);
-            if !text.eq_ignore_ascii_case("annotations") && !text.is_empty() {
-                self.first_h1 = Some(text.to_string());
-            }
-        }
-    }
-
-    /// `Title:: …`, `Author:: …`, `Year:: …` inline fields (also as list items).
-    fn field(&mut self, line: &str) {
-        let t = line.trim_start_matches(['-', '*', ' ']);
-        let Some(colons) = find_short(t, "::") else { return };
-        let (key, value) = (t[..colons].trim(), t[colons + 2..].trim());
-        if value.is_empty() || key.len() > 12 {
-            return;
-        }
-        let slot = match key.to_ascii_lowercase().as_str() {
-            "title" => &mut self.fields.title,
-            "author" | "authors" => &mut self.fields.authors,
-            "year" => &mut self.fields.year,
-            _ => return,
-        };
-        slot.get_or_insert_with(|| value.to_string());
     }
 
     fn style(&self) -> TemplateStyle {
