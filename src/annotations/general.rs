@@ -89,7 +89,7 @@ pub struct Found {
 const TYPE_WORDS: [&str; 6] = ["highlight", "underline", "image", "note", "ink", "text"];
 /// A colour's name or sign (`yellow`, `amarillo`, `🟨`), or a colour word a template prints that
 /// no Zotero colour has (`black`, `white`, `cyan`).
-fn is_colour_word(word: &str) -> bool {
+pub(super) fn is_colour_word(word: &str) -> bool {
     zotero_hex_of_name(word).is_some() || OTHER_COLOUR_WORDS.contains(&word)
 }
 

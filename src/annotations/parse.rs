@@ -616,10 +616,7 @@ fn drop_lone_page_citation(
 /// in a class-like word (`yellow`, `hl-yellow`).
 fn names_colour(metadata: &str) -> bool {
     let m = metadata.trim();
-    m.starts_with('#')
-        || m.split(['-', '_', ' ']).any(|w| {
-            super::colors::zotero_hex_of_name(w).is_some() || ["black", "white", "cyan"].contains(&w)
-        })
+    m.starts_with('#') || m.split(['-', '_', ' ']).any(super::general::is_colour_word)
 }
 
 /// The general rule's reading replaces the known styles' when it explains the note better. It is

@@ -210,18 +210,30 @@ impl Matcher {
     fn leftmost<'h>(&self, hay: &'h str, pos: usize) -> Option<(&Tier, regex::Captures<'h>)> {
         let first = self.first_match(hay, pos)?;
         let start = first.1.get(0)?.start();
-        let mut best = first;
+        Some(self.cut_short(hay, first, |h| {
+            self.first_match(h, pos).filter(|shorter| shorter.1.get(0).is_some_and(|m| m.start() == start))
+        }))
+    }
+
+    /// `best` cut short where a field of several lines or words swallowed the next iteration:
+    /// `rematch` reads the match again in the text up to there (`None` keeps what was found).
+    /// Each retry ends before the iteration the last one swallowed: a handful at most.
+    fn cut_short<'h, 's>(
+        &'s self,
+        hay: &'h str,
+        mut best: (&'s Tier, regex::Captures<'h>),
+        rematch: impl Fn(&'h str) -> Option<(&'s Tier, regex::Captures<'h>)>,
+    ) -> (&'s Tier, regex::Captures<'h>) {
         let mut limit = hay.len();
-        // Each retry ends before the iteration the last one swallowed: a handful at most.
         for _ in 0..8 {
             let Some(inner) = self.swallowed(hay, &best, limit) else { break };
             limit = inner;
-            match self.first_match(&hay[..limit], pos) {
-                Some(shorter) if shorter.1.get(0).is_some_and(|m| m.start() == start) => best = shorter,
-                _ => break,
+            match rematch(&hay[..limit]) {
+                Some(shorter) => best = shorter,
+                None => break,
             }
         }
-        Some(best)
+        best
     }
 
     fn first_match<'h>(&self, hay: &'h str, pos: usize) -> Option<(&Tier, regex::Captures<'h>)> {
@@ -278,23 +290,13 @@ impl Matcher {
         None
     }
 
-    /// [`Matcher::glued_at`], cut short when a field of several words swallowed the next
+    /// [`Matcher::glued_at`], cut short ([`Matcher::cut_short`]) when a field swallowed the next
     /// iteration glued on its line (`_Tags:_ thesis**Page 89** — [link](…)` then
-    /// `text**Page 95** — [link](…)`), as [`Matcher::leftmost`] cuts its matches. The groups are
-    /// relative to `at`.
+    /// `text**Page 95** — [link](…)`). The groups are relative to `at`.
     fn glued_whole<'h>(&self, hay: &'h str, at: usize) -> Option<(&Tier, regex::Captures<'h>)> {
         let rest = &hay[at..];
-        let mut best = self.glued_at(rest, 0)?;
-        let mut limit = rest.len();
-        for _ in 0..8 {
-            let Some(inner) = self.swallowed(rest, &best, limit) else { break };
-            limit = inner;
-            match self.glued_at(&rest[..limit], 0) {
-                Some(shorter) => best = shorter,
-                None => break,
-            }
-        }
-        Some(best)
+        let first = self.glued_at(rest, 0)?;
+        Some(self.cut_short(rest, first, |h| self.glued_at(h, 0)))
     }
 
     /// The first iteration glued after other words on a line of `hay[from..to]` (at a lead

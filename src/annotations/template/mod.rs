@@ -236,11 +236,9 @@ impl Template {
         drop_pageless(&mut hits);
         let mut found = Vec::new();
         let mut bare = Vec::new();
-        if self.bare_text.is_some() {
+        if let Some(colour) = &self.bare_text {
             // A line the loose branches read as a text alone is one of those paragraphs.
             hits.retain(|hit| !text_alone(hit, text));
-        }
-        if let Some(colour) = &self.bare_text {
             // Below the loops' anchor line (`### Notes`), not above it.
             let first = (from > body).then(|| text[from..].find('\n').map_or(text.len(), |n| from + n + 1));
             bare = bare_paragraphs(text, first, &hits, &stop, colour.as_deref());
