@@ -14,9 +14,11 @@ use crate::annotations::text::is_tag_line;
 
 /// What a capture group of the expression stands for.
 #[derive(Debug, Clone)]
-enum Group {
-    /// A slot, and the text before it on its line when that is a quote prefix (`> `).
-    Slot(Slot, Option<String>),
+pub(super) enum Group {
+    /// A slot, the text before it on its line when that is a quote prefix (`> `), and for a
+    /// comment the most line breaks the template prints between the iteration's content before
+    /// it and its line ([`Builder::run`]).
+    Slot(Slot, Option<String>, Gap),
     /// An `if` branch: its facts.
     Branch(Vec<Fact>),
     /// The start of loop body `n` (index into the bodies).
@@ -29,7 +31,7 @@ pub struct Matcher {
     /// The expressions, strictest first: the first leaves out `if` branches that start with free
     /// text where a sibling branch starts with the template's constant text, so that the branch
     /// held by constant text wins wherever both could match (in whichever loop body it is).
-    tiers: Vec<Tier>,
+    pub(super) tiers: Vec<Tier>,
     /// Whether body `n` ends with a free-text slot that takes the lines after the match.
     open_end: Vec<bool>,
     /// Whether body `n` starts with the comment (`{{comment}} "{{annotatedText}}"`): lines
@@ -43,14 +45,14 @@ pub struct Matcher {
 }
 
 #[derive(Debug, Clone)]
-struct Tier {
-    regex: Regex,
+pub(super) struct Tier {
+    pub(super) regex: Regex,
     /// The same expression held to start exactly where it is run (`\A`, not a line start):
     /// for an iteration printed right after the last one on the same line, when the template's
     /// `{%- endfor %}` ate the line break. Built the first time it is needed.
     glued: std::sync::OnceLock<Option<Regex>>,
     /// Capture group index → meaning (index 0 unused).
-    groups: Vec<Option<Group>>,
+    pub(super) groups: Vec<Option<Group>>,
 }
 
 /// One field read from a match.
@@ -64,6 +66,8 @@ pub struct Capture {
     pub span: (usize, usize),
     /// Whether the value was changed in a way that cannot be undone (truncated, lowercased).
     pub partial: bool,
+    /// What the template prints before the line of a comment (see [`comment_apart`]).
+    pub gap: Gap,
 }
 
 /// One iteration of a loop found in a note.
@@ -87,11 +91,34 @@ pub struct BuildError(pub String);
 
 struct Builder {
     out: String,
-    groups: Vec<Option<Group>>,
+    pub(super) groups: Vec<Option<Group>>,
     /// The text emitted since the last line break, when it is only constant text.
     line_prefix: Option<String>,
     /// Whether loosely anchored branches are left out (see [`Matcher::tiers`]).
     strict: bool,
+    /// Line breaks printed since the body's last content (constant text or a field), the most
+    /// any path through the branches so far prints; [`UNBOUNDED`] after an inner loop.
+    run: usize,
+    /// `run` as it stood when the current line's first content was printed (`None` while the
+    /// line has none).
+    line_gap: Option<usize>,
+}
+
+/// A gap the template does not bound.
+const UNBOUNDED: usize = usize::MAX;
+
+/// What the template prints before a comment's line (see [`comment_apart`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gap {
+    /// The most line breaks between the iteration's content before it and its line;
+    /// [`UNBOUNDED`] when the template does not bound them, or for another field.
+    pub breaks: usize,
+    /// Whether the field starts its line (no constant text before it on the line).
+    pub alone: bool,
+}
+
+impl Gap {
+    const NONE: Gap = Gap { breaks: UNBOUNDED, alone: false };
 }
 
 impl Matcher {
@@ -175,8 +202,8 @@ impl Matcher {
                 match group {
                     Group::Body(n) => hit.body = *n,
                     Group::Branch(facts) => hit.facts.extend(facts.iter().cloned()),
-                    Group::Slot(slot, prefix) => {
-                        hit.captures.push(capture(slot, prefix.as_deref(), m, offset))
+                    Group::Slot(slot, prefix, gap) => {
+                        hit.captures.push(capture(slot, prefix.as_deref(), m, offset, *gap))
                     }
                 }
             }
@@ -188,15 +215,21 @@ impl Matcher {
             pos = whole.1;
             hits.push(hit);
         }
+        let mut apart = Vec::new();
         for i in 0..hits.len() {
             let gap_end = hits.get(i + 1).map_or(to, |h| h.start);
-            if self.open_end[hits[i].body] {
-                extend(&mut hits[i], text, gap_end, stop);
+            if self.open_end[hits[i].body]
+                && let Some(own) = extend(&mut hits[i], text, gap_end, stop)
+            {
+                apart.push((i + 1, own));
             }
             if self.open_start[hits[i].body] {
                 let gap_start = if i == 0 { from } else { hits[i - 1].end };
                 extend_back(&mut hits[i], text, gap_start);
             }
+        }
+        for (at, own) in apart.into_iter().rev() {
+            hits.insert(at, own);
         }
         hits.retain(has_content);
         hits
@@ -250,7 +283,10 @@ impl Matcher {
         let whole = caps.get(0)?;
         let hay = &hay[..limit];
         for (i, group) in tier.groups.iter().enumerate() {
-            let (Some(Group::Slot(slot, quote)), Some(m)) = (group, caps.get(i)) else { continue };
+            let (Some(Group::Slot(slot, quote, gap)), Some(m)) = (group, caps.get(i)) else { continue };
+            if let Some(cut) = comment_apart(hay, whole.start(), m, slot.field, *gap) {
+                return Some(cut);
+            }
             // Only free text (text, comment, tags…) can run over another iteration; a page, a
             // link or a key cannot.
             if slot.field.is_narrow() {
@@ -353,7 +389,7 @@ impl Matcher {
                 .groups
                 .iter()
                 .enumerate()
-                .filter(|(_, g)| matches!(g, Some(Group::Slot(slot, _)) if !slot.field.is_narrow()))
+                .filter(|(_, g)| matches!(g, Some(Group::Slot(slot, _, _)) if !slot.field.is_narrow()))
                 .filter_map(|(i, _)| caps.get(i).map(|m| (m.start(), m.end())))
                 .collect();
             let own = ["zotero://", "!["].iter().any(|mark| {
@@ -457,7 +493,14 @@ fn has_content(hit: &Hit) -> bool {
 
 /// One expression over every loop body, strict or not.
 fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
-    let mut b = Builder { out: String::from("(?m)"), groups: vec![None], line_prefix: None, strict };
+    let mut b = Builder {
+        out: String::from("(?m)"),
+        groups: vec![None],
+        line_prefix: None,
+        strict,
+        run: 0,
+        line_gap: None,
+    };
     let mut order: Vec<usize> = (0..bodies.len()).collect();
     order.sort_by_key(|&n| anchoring(&bodies[n]));
     for (i, &n) in order.iter().enumerate() {
@@ -467,6 +510,7 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         b.out.push_str("(?:^[ \\t]*");
         b.group(Group::Body(n), "");
         b.line_prefix = Some(String::new());
+        (b.run, b.line_gap) = (0, None);
         b.pat(&bodies[n], true);
         // A body that may end with a field (or with what may be left out after one) ends at the
         // end of a line (a block id may follow), so that the field is not cut short.
@@ -488,7 +532,10 @@ fn next_char(text: &str, at: usize) -> usize {
 }
 
 /// Gives the lines after a hit (up to `gap_end` or a stop line) to its last free-text capture.
-fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool) {
+/// When that capture is an empty comment and the lines stand further from the hit's content than
+/// the template prints a comment (see [`comment_apart`]), they are an iteration of their own: a
+/// sticky note's comment after an annotation with none, returned as a hit of its own.
+fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool) -> Option<Hit> {
     let mut end = hit.end;
     let mut taken_end = hit.end;
     for line in text[hit.end..gap_end].split_inclusive('\n') {
@@ -502,18 +549,53 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
         }
     }
     if taken_end == hit.end {
-        return;
+        return None;
     }
-    let Some(last) = hit.captures.iter_mut().filter(|c| c.field.is_free_text()).max_by_key(|c| c.span.1)
-    else {
-        return;
-    };
+    let last = hit.captures.iter_mut().filter(|c| c.field.is_free_text()).max_by_key(|c| c.span.1)?;
     if !text[last.span.1..hit.end].trim().is_empty() {
-        return;
+        return None;
+    }
+    // Only a comment the template prints alone at a line's start: lines that are not the
+    // template's comment line (`<p class="comment">…`) but a paragraph an older template printed
+    // are the comment's, however far.
+    if last.field == Field::Comment && last.value.is_empty() && last.gap.alone && last.gap.breaks != UNBOUNDED
+    {
+        let words = hit.end + text[hit.end..taken_end].len() - text[hit.end..taken_end].trim_start().len();
+        let line = text[..words].rfind('\n').map_or(0, |nl| nl + 1);
+        let content = text[..line].trim_end().len();
+        let breaks = memchr::memchr_iter(b'\n', &text.as_bytes()[content..line]).count();
+        if content > hit.start && breaks > last.gap.breaks && agree(&hit.facts) {
+            let value = text[line..taken_end].trim().to_string();
+            let comment = Capture {
+                field: Field::Comment,
+                value,
+                span: (line, taken_end),
+                partial: false,
+                gap: Gap::NONE,
+            };
+            return Some(Hit {
+                start: line,
+                end: taken_end,
+                body: hit.body,
+                captures: vec![comment],
+                facts: Vec::new(),
+            });
+        }
     }
     last.value = format!("{}{}", last.value, &text[last.span.1..taken_end]).trim().to_string();
     last.span.1 = taken_end;
     hit.end = taken_end;
+    None
+}
+
+/// Whether the branches a match took agree on each field they test (no `color == "Blue"` beside
+/// `color == "Gray"`): a match that took one colour's text and another's comment was read
+/// loosely, and its empty comment tells nothing of where the template prints one.
+fn agree(facts: &[Fact]) -> bool {
+    facts.iter().enumerate().all(|(i, f)| {
+        let Fact::Is(field, value) = f else { return true };
+        facts[..i].iter().all(|g| !matches!(g, Fact::Is(other, v) if other == field && v != value))
+    })
 }
 
 /// Removes the annotation type a branch's condition names (`{% if a.type == "underline" %}`) where
@@ -681,12 +763,13 @@ fn extend_back(hit: &mut Hit, text: &str, gap_start: usize) {
             value: above,
             span: (taken, hit.start),
             partial: false,
+            gap: Gap::NONE,
         }),
     }
     hit.start = taken;
 }
 
-fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize) -> Capture {
+fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize, gap: Gap) -> Capture {
     let mut value = m.as_str().to_string();
     let mut partial = false;
     for t in slot.transforms.iter().rev() {
@@ -705,7 +788,8 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize
         value = strip_continuation(&value, prefix);
     }
     let span = (offset + m.start(), offset + m.end());
-    Capture { field: slot.field, value: value.trim().to_string(), span, partial }
+    let gap = if slot.field == Field::Comment { gap } else { Gap::NONE };
+    Capture { field: slot.field, value: value.trim().to_string(), span, partial, gap }
 }
 
 fn undo_nl2br(s: &str) -> String {
@@ -965,7 +1049,9 @@ impl Builder {
                     class_of(slot, leading)
                 };
                 let prefix = self.line_prefix.clone().filter(|p| p.trim_start().starts_with('>'));
-                self.group(Group::Slot(slot.clone(), prefix), &class);
+                let gap = Gap { breaks: self.line_gap.unwrap_or(self.run), alone: self.line_gap.is_none() };
+                self.content();
+                self.group(Group::Slot(slot.clone(), prefix, gap), &class);
                 self.line_prefix = None;
                 false
             }
@@ -981,6 +1067,8 @@ impl Builder {
                 let before = self.line_prefix.clone();
                 let mut after_prefix = None;
                 let mut still_leading = false;
+                let (run, line_gap) = (self.run, self.line_gap);
+                let (mut most_run, mut most_gap) = (0, Some(0));
                 let ordered = by_specificity(branches);
                 let firm = ordered.iter().any(|(_, b)| anchoring(b) == 0);
                 let kept: Vec<_> = ordered
@@ -992,8 +1080,11 @@ impl Builder {
                         self.out.push('|');
                     }
                     self.line_prefix = before.clone();
+                    (self.run, self.line_gap) = (run, line_gap);
                     self.group(Group::Branch(facts.clone()), "");
                     still_leading |= self.pat(body, leading);
+                    most_run = most_run.max(self.run);
+                    most_gap = most_gap.zip(self.line_gap).map(|(a, b)| a.max(b));
                     if i == 0 {
                         after_prefix = self.line_prefix.clone();
                     } else if after_prefix != self.line_prefix {
@@ -1002,6 +1093,7 @@ impl Builder {
                 }
                 self.out.push(')');
                 self.line_prefix = after_prefix;
+                (self.run, self.line_gap) = (most_run, most_gap);
                 still_leading
             }
             Pat::Repeat(inner) => {
@@ -1010,6 +1102,7 @@ impl Builder {
                 self.pat(inner, false);
                 self.out.push_str(")*");
                 self.line_prefix = None;
+                (self.run, self.line_gap) = (UNBOUNDED, None);
                 leading
             }
             Pat::Loop(_) => leading,
@@ -1020,17 +1113,19 @@ impl Builder {
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
             if c.is_whitespace() {
-                let mut newline = c == '\n';
+                let mut breaks = usize::from(c == '\n');
                 while let Some(&n) = chars.peek() {
                     if !n.is_whitespace() {
                         break;
                     }
-                    newline |= n == '\n';
+                    breaks += usize::from(n == '\n');
                     chars.next();
                 }
-                if newline {
+                if breaks > 0 {
                     self.out.push_str("[ \\t]*\\r?\\n\\s*?");
                     self.line_prefix = Some(String::new());
+                    self.run = self.run.saturating_add(breaks);
+                    self.line_gap = None;
                 } else {
                     self.out.push_str("[ \\t]*");
                     if let Some(p) = self.line_prefix.as_mut() {
@@ -1043,9 +1138,39 @@ impl Builder {
                 if let Some(p) = self.line_prefix.as_mut() {
                     p.push(c);
                 }
+                self.content();
             }
         }
     }
+
+    /// Content printed: the line's first sets its gap, and the run of line breaks starts over.
+    fn content(&mut self) {
+        self.line_gap.get_or_insert(self.run);
+        self.run = 0;
+    }
+}
+
+/// A comment of an `if` branch that the match took from after more line breaks than the
+/// template prints between the iteration's content before it and it: an annotation of its own
+/// (a sticky note after an annotation with no comment), which the loose white space of the
+/// expression let the comment branch take. The cut: the start of the line after that content.
+/// A comment after a template that does not bound the gap, or with nothing of the match before
+/// it, stays.
+fn comment_apart(hay: &str, start: usize, m: regex::Match<'_>, field: Field, gap: Gap) -> Option<usize> {
+    let gap = gap.breaks;
+    if field != Field::Comment || gap == UNBOUNDED || m.start() == m.end() {
+        return None;
+    }
+    let line = hay[..m.start()].rfind('\n').map_or(0, |nl| nl + 1);
+    let before = hay[..line].trim_end();
+    if before.len() <= start {
+        return None;
+    }
+    let breaks = memchr::memchr_iter(b'\n', &hay.as_bytes()[before.len()..line]).count();
+    if breaks <= gap {
+        return None;
+    }
+    memchr::memchr(b'\n', &hay.as_bytes()[before.len()..]).map(|nl| before.len() + nl + 1)
 }
 
 /// How firmly a pattern is anchored at its start: constant text first (0), a slot of a narrow

@@ -358,3 +358,29 @@ fn iterations_glued_one_after_another_are_each_read_and_labels_stay_out_of_field
         ]
     );
 }
+
+#[test]
+fn a_sticky_note_after_an_annotation_without_comment_is_its_own() {
+    // The comment's line prefix (`\t- `) and a comment alone at a line's start: the note's comment
+    // stands further from the highlight before it than the template prints a comment.
+    let listed = "{% for a in annotations -%}\n{%- if a.annotatedText -%}\n- ==\"{{a.annotatedText}}\"== [p. {{a.page}}](zotero://open-pdf/library/items/K?page={{a.page}}&annotation={{a.id}})\n{%- endif %}\n{% if a.comment %}\n\t- {{a.comment}}\n{% endif %}\n{% endfor -%}";
+    let bare = "{% for a in annotations -%}\n{%- if a.annotatedText -%}\n\"=={{a.annotatedText}}==\" [p. {{a.page}}](zotero://open-pdf/library/items/K?page={{a.page}}&annotation={{a.id}})\n{%- endif %}\n\n{% if a.comment %}\n{{a.comment}}\n{% endif %}\n{% endfor -%}";
+    let listed_note = "- ==\"First claim\"== [p. 2](zotero://open-pdf/library/items/K?page=2&annotation=A1)\n\n\t- my comment\n\n- ==\"Second claim\"== [p. 3](zotero://open-pdf/library/items/K?page=3&annotation=A2)\n\n\n\n\t- a sticky note\n\n- ==\"Third claim\"== [p. 4](zotero://open-pdf/library/items/K?page=4&annotation=A3)\n\n";
+    let bare_note = "\"==First claim==\" [p. 2](zotero://open-pdf/library/items/K?page=2&annotation=A1)\n\n\nmy comment\n\n\"==Second claim==\" [p. 3](zotero://open-pdf/library/items/K?page=3&annotation=A2)\n\n\n\n\n\na sticky note\n\n\"==Third claim==\" [p. 4](zotero://open-pdf/library/items/K?page=4&annotation=A3)\n\n\n";
+    for (template, note) in [(listed, listed_note), (bare, bare_note)] {
+        let doc = read(template, note);
+        let got: Vec<(Option<&str>, Option<&str>)> =
+            doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some("First claim"), Some("my comment")),
+                (Some("Second claim"), None),
+                (None, Some("a sticky note")),
+                (Some("Third claim"), None)
+            ],
+            "{note}"
+        );
+        assert_eq!(doc.annotations[2].kind, crate::annotations::AnnotationType::Note);
+    }
+}
