@@ -102,6 +102,10 @@ struct Builder {
     /// `run` as it stood when the current line's first content was printed (`None` while the
     /// line has none).
     line_gap: Option<usize>,
+    /// The fields the enclosing branches' conditions say are set (`{% if a.comment %}`).
+    set: Vec<Field>,
+    /// Whether the body prints constant text after what is being emitted.
+    followed: bool,
 }
 
 /// A gap the template does not bound.
@@ -500,6 +504,8 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         strict,
         run: 0,
         line_gap: None,
+        set: Vec::new(),
+        followed: false,
     };
     let mut order: Vec<usize> = (0..bodies.len()).collect();
     order.sort_by_key(|&n| anchoring(&bodies[n]));
@@ -1048,6 +1054,17 @@ impl Builder {
                 } else {
                     class_of(slot, leading)
                 };
+                // A field its branch's condition says is set prints something: the branch does
+                // not match where it would be empty (an empty text line would let the lines of
+                // the next field be read as another one's). Not a field the body starts or ends
+                // with: there an empty match is how the expression reads the branch's absence
+                // (and the lines after the match are given to the last field).
+                let class = match slot.field {
+                    _ if leading || !self.followed || !self.set.contains(&slot.field) => class,
+                    Field::Text | Field::Comment if !heading => format!(r"\S(?:{class})"),
+                    Field::Image => format!(r"[^\s\]\)|](?:{class})"),
+                    _ => class,
+                };
                 let prefix = self.line_prefix.clone().filter(|p| p.trim_start().starts_with('>'));
                 let gap = Gap { breaks: self.line_gap.unwrap_or(self.run), alone: self.line_gap.is_none() };
                 self.content();
@@ -1057,9 +1074,12 @@ impl Builder {
             }
             Pat::Seq(items) => {
                 let mut leading = leading;
-                for item in items {
+                let followed = self.followed;
+                for (i, item) in items.iter().enumerate() {
+                    self.followed = followed || items[i + 1..].iter().any(|p| constant_len(p) > 0);
                     leading = self.pat(item, leading);
                 }
+                self.followed = followed;
                 leading
             }
             Pat::Alt(branches) => {
@@ -1082,7 +1102,13 @@ impl Builder {
                     self.line_prefix = before.clone();
                     (self.run, self.line_gap) = (run, line_gap);
                     self.group(Group::Branch(facts.clone()), "");
+                    let depth = self.set.len();
+                    self.set.extend(facts.iter().filter_map(|f| match f {
+                        Fact::Has(field) => Some(*field),
+                        _ => None,
+                    }));
                     still_leading |= self.pat(body, leading);
+                    self.set.truncate(depth);
                     most_run = most_run.max(self.run);
                     most_gap = most_gap.zip(self.line_gap).map(|(a, b)| a.max(b));
                     if i == 0 {

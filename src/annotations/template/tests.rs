@@ -384,3 +384,18 @@ fn a_sticky_note_after_an_annotation_without_comment_is_its_own() {
         assert_eq!(doc.annotations[2].kind, crate::annotations::AnnotationType::Note);
     }
 }
+
+#[test]
+fn a_note_in_a_callout_whose_text_line_is_left_out_is_read_as_a_note() {
+    // The widely shared callout template: a note has no text line, so its header is followed by
+    // the comment's `>` and `>>` lines. An empty text must not let the optional line after the
+    // text (here OCR text) take the comment's line.
+    let template = "{% for a in annotations -%}\n> [!quote|{{a.color}}] {{a.type | capitalize}}\n{%- if a.annotatedText %}\n> {{a.annotatedText}}\n{%- endif -%}\n{%- if a.ocrText %}\n> {{a.ocrText}}\n{%- endif %}\n{%- if a.comment %}\n>\n>> {{a.comment}}\n{%- endif %}\n>\n> [Page {{a.page}}](zotero://open-pdf/library/items/K?page={{a.page}})\n\n{% endfor -%}";
+    let note = "> [!quote|#ffd400] Highlight\n> A passage\n>\n> [Page 2](zotero://open-pdf/library/items/K?page=2)\n\n> [!quote|#f19837] Note\n>\n>> Check the appendix first.\n>\n> [Page 3](zotero://open-pdf/library/items/K?page=3)\n\n";
+    let doc = read(template, note);
+    assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate);
+    let got: Vec<_> =
+        doc.annotations.iter().map(|a| (a.kind, a.text.as_deref(), a.comment.as_deref())).collect();
+    use crate::annotations::AnnotationType::{Highlight, Note};
+    assert_eq!(got, [(Highlight, Some("A passage"), None), (Note, None, Some("Check the appendix first."))]);
+}
