@@ -286,6 +286,17 @@ impl Matcher {
         let (tier, caps) = found;
         let whole = caps.get(0)?;
         let hay = &hay[..limit];
+        // Two `if` blocks one after the other whose conditions exclude each other
+        // (`{% if a.type == "highlight" %}…{% endif %}{% if a.type == "note" %}…`): one
+        // annotation takes one of them, and the second starts the next iteration.
+        let mut taken: Vec<&Fact> = Vec::new();
+        for (i, group) in tier.groups.iter().enumerate() {
+            let (Some(Group::Branch(facts)), Some(m)) = (group, caps.get(i)) else { continue };
+            if m.start() > whole.start() && !agree_with(&taken, facts) {
+                return Some(m.start());
+            }
+            taken.extend(facts);
+        }
         for (i, group) in tier.groups.iter().enumerate() {
             let (Some(Group::Slot(slot, quote, gap)), Some(m)) = (group, caps.get(i)) else { continue };
             if let Some(cut) = comment_apart(hay, whole.start(), m, slot.field, *gap) {
@@ -598,9 +609,17 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
 /// `color == "Gray"`): a match that took one colour's text and another's comment was read
 /// loosely, and its empty comment tells nothing of where the template prints one.
 fn agree(facts: &[Fact]) -> bool {
-    facts.iter().enumerate().all(|(i, f)| {
+    facts
+        .iter()
+        .enumerate()
+        .all(|(i, f)| agree_with(&facts[..i].iter().collect::<Vec<_>>(), std::slice::from_ref(f)))
+}
+
+/// Whether `facts` agree with those `taken` before: no field said to equal two values.
+fn agree_with(taken: &[&Fact], facts: &[Fact]) -> bool {
+    facts.iter().all(|f| {
         let Fact::Is(field, value) = f else { return true };
-        facts[..i].iter().all(|g| !matches!(g, Fact::Is(other, v) if other == field && v != value))
+        taken.iter().all(|g| !matches!(g, Fact::Is(other, v) if other == field && v != value))
     })
 }
 

@@ -399,3 +399,25 @@ fn a_note_in_a_callout_whose_text_line_is_left_out_is_read_as_a_note() {
     use crate::annotations::AnnotationType::{Highlight, Note};
     assert_eq!(got, [(Highlight, Some("A passage"), None), (Note, None, Some("Check the appendix first."))]);
 }
+
+#[test]
+fn sibling_ifs_on_the_type_are_one_annotation_each() {
+    // Three `if` blocks, not `elif`s: each annotation prints one of them, so a highlight line
+    // followed by a note line is two iterations, not one that took both.
+    let template = "{%- for a in annotations %}\n{%- if a.type === \"highlight\" %}\n* **Quote**: <mark>{{a.annotatedText}}</mark> on [p. {{a.page}}]({{a.desktopURI}})\n{%- endif %}\n{%- if a.type === \"note\" %}\n* **Note**: {{a.comment}} on [p. {{a.page}}]({{a.desktopURI}})\n{%- endif %}\n{%- endfor %}";
+    let note = "# Paper\n* **Quote**: <mark>First passage</mark> on [p. 2](zotero://open-pdf/library/items/K?page=2&annotation=A1)\n* **Note**: my own remark on [p. 3](zotero://open-pdf/library/items/K?page=3&annotation=A2)\n* **Quote**: <mark>Second passage</mark> on [p. 4](zotero://open-pdf/library/items/K?page=4&annotation=A3)\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("First passage"), None, Some("2")),
+            (None, Some("my own remark"), Some("3")),
+            (Some("Second passage"), None, Some("4"))
+        ]
+    );
+}
