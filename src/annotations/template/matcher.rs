@@ -19,8 +19,10 @@ pub(super) enum Group {
     /// comment the most line breaks the template prints between the iteration's content before
     /// it and its line ([`Builder::run`]).
     Slot(Slot, Option<String>, Gap),
-    /// An `if` branch: its facts.
-    Branch(Vec<Fact>),
+    /// An `if` branch: its facts, and the most line breaks the template prints between the
+    /// iteration's content before it and the branch's first content ([`UNBOUNDED`] when it does
+    /// not bound them or the branch prints nothing).
+    Branch(Vec<Fact>, usize),
     /// The start of loop body `n` (index into the bodies).
     Body(usize),
 }
@@ -106,6 +108,8 @@ struct Builder {
     set: Vec<Field>,
     /// Whether the body prints constant text after what is being emitted.
     followed: bool,
+    /// The branch groups entered whose first content is not printed yet.
+    pending: Vec<usize>,
 }
 
 /// A gap the template does not bound.
@@ -205,7 +209,7 @@ impl Matcher {
                 let (Some(group), Some(m)) = (group, caps.get(i)) else { continue };
                 match group {
                     Group::Body(n) => hit.body = *n,
-                    Group::Branch(facts) => hit.facts.extend(facts.iter().cloned()),
+                    Group::Branch(facts, _) => hit.facts.extend(facts.iter().cloned()),
                     Group::Slot(slot, prefix, gap) => {
                         hit.captures.push(capture(slot, prefix.as_deref(), m, offset, *gap))
                     }
@@ -291,9 +295,14 @@ impl Matcher {
         // annotation takes one of them, and the second starts the next iteration.
         let mut taken: Vec<&Fact> = Vec::new();
         for (i, group) in tier.groups.iter().enumerate() {
-            let (Some(Group::Branch(facts)), Some(m)) = (group, caps.get(i)) else { continue };
+            let (Some(Group::Branch(facts, gap)), Some(m)) = (group, caps.get(i)) else { continue };
             if m.start() > whole.start() && !agree_with(&taken, facts) {
                 return Some(m.start());
+            }
+            if facts.contains(&Fact::Has(Field::Comment))
+                && let Some(cut) = branch_apart(hay, whole.start(), m.start(), *gap)
+            {
+                return Some(cut);
             }
             taken.extend(facts);
         }
@@ -517,6 +526,7 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         line_gap: None,
         set: Vec::new(),
         followed: false,
+        pending: Vec::new(),
     };
     let mut order: Vec<usize> = (0..bodies.len()).collect();
     order.sort_by_key(|&n| anchoring(&bodies[n]));
@@ -1120,7 +1130,9 @@ impl Builder {
                     }
                     self.line_prefix = before.clone();
                     (self.run, self.line_gap) = (run, line_gap);
-                    self.group(Group::Branch(facts.clone()), "");
+                    let pending = self.pending.len();
+                    self.pending.push(self.groups.len());
+                    self.group(Group::Branch(facts.clone(), UNBOUNDED), "");
                     let depth = self.set.len();
                     self.set.extend(facts.iter().filter_map(|f| match f {
                         Fact::Has(field) => Some(*field),
@@ -1128,6 +1140,7 @@ impl Builder {
                     }));
                     still_leading |= self.pat(body, leading);
                     self.set.truncate(depth);
+                    self.pending.truncate(pending);
                     most_run = most_run.max(self.run);
                     most_gap = most_gap.zip(self.line_gap).map(|(a, b)| a.max(b));
                     if i == 0 {
@@ -1191,8 +1204,31 @@ impl Builder {
     /// Content printed: the line's first sets its gap, and the run of line breaks starts over.
     fn content(&mut self) {
         self.line_gap.get_or_insert(self.run);
+        for i in self.pending.drain(..) {
+            if let Some(Some(Group::Branch(_, gap))) = self.groups.get_mut(i) {
+                *gap = self.run;
+            }
+        }
         self.run = 0;
     }
+}
+
+/// A comment branch (`{% if a.comment %}`) that the match took from after more line breaks than
+/// the template prints before it (see [`comment_apart`]); `branch`: where the branch starts.
+fn branch_apart(hay: &str, start: usize, branch: usize, gap: usize) -> Option<usize> {
+    if gap == UNBOUNDED {
+        return None;
+    }
+    let first = branch + hay[branch..].len() - hay[branch..].trim_start().len();
+    let before = hay[..first].trim_end();
+    if before.len() <= start || first >= hay.len() {
+        return None;
+    }
+    let breaks = memchr::memchr_iter(b'\n', &hay.as_bytes()[before.len()..first]).count();
+    if breaks <= gap {
+        return None;
+    }
+    memchr::memchr(b'\n', &hay.as_bytes()[before.len()..]).map(|nl| before.len() + nl + 1)
 }
 
 /// A comment of an `if` branch that the match took from after more line breaks than the

@@ -421,3 +421,17 @@ fn sibling_ifs_on_the_type_are_one_annotation_each() {
         ]
     );
 }
+
+#[test]
+fn a_sticky_note_in_its_own_block_after_an_annotation_without_comment_is_its_own() {
+    // The comment branch opens with a wrapper line of its own: the distance that tells a sticky
+    // note from a comment is before the wrapper, not before the comment's line.
+    let template = "{% for a in annotations -%}\n{%- if a.annotatedText -%}\n<div class=\"hl\">\n  <mark>{{a.annotatedText}}</mark> [p. {{a.page}}](zotero://open-pdf/library/items/K?page={{a.page}})\n</div>\n{%- endif -%}\n{%- if a.comment %}\n\n<div class=\"note\">\n  <b>Remark:</b> {{a.comment}}\n</div>\n{%- endif %}\n\n\n{% endfor %}";
+    let note = "<div class=\"hl\">\n  <mark>First claim</mark> [p. 2](zotero://open-pdf/library/items/K?page=2)\n</div>\n\n<div class=\"note\">\n  <b>Remark:</b> mine\n</div>\n\n\n<div class=\"hl\">\n  <mark>Second claim</mark> [p. 3](zotero://open-pdf/library/items/K?page=3)\n</div>\n\n\n\n\n<div class=\"note\">\n  <b>Remark:</b> a sticky note\n</div>\n\n\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        got,
+        [(Some("First claim"), Some("mine")), (Some("Second claim"), None), (None, Some("a sticky note"))]
+    );
+}
