@@ -14,12 +14,14 @@ impl Shared {
         // every file open too, so a watcher set up first would be told of each note the build
         // (and a search scanning meanwhile) opens, and its setup (a walk of the whole vault)
         // would compete with the first search's scan. What changed during the build is caught by
-        // the poll below, which runs once the watcher is in place.
+        // the poll below, which runs once the watcher is in place, and before the index is
+        // said to be ready: a note written during the build is found by the first search after.
         let watcher = if watch { self.watch() } else { None };
         match built {
             Ok((index, build)) => {
                 *self.write() = Some(index);
                 self.generation.fetch_add(1, Ordering::SeqCst);
+                self.poll("poll");
                 let mut info = self.info();
                 info.state = State::Ready;
                 info.build = Some(build);
@@ -28,10 +30,8 @@ impl Shared {
                 let mut info = self.info();
                 info.state = State::Failed;
                 info.error = Some(e);
-                return watcher;
             }
         }
-        self.poll("poll");
         watcher
     }
 
