@@ -337,27 +337,68 @@ pub fn callout<'a>(
     } else {
         title
     };
+    // `> [!quote|#ffd400] Highlight`: the title names the annotation's type, as Zotero
+    // Integration's example template prints it.
+    let title = if is_type_word(title) || title.eq_ignore_ascii_case("strikethrough") {
+        draft.label = Some(title.to_ascii_lowercase());
+        ""
+    } else {
+        title
+    };
     if !title.is_empty() {
         draft.comment.push(title.into());
     }
     let mut i = start + 1;
     let mut after_link = false;
-    while i < lines.len() && lines.get(i).trim_start().starts_with('>') {
-        let inner = unquote(lines.get(i), 1);
+    // Whether the last line read ended with a line break `nl2br` printed (`<br />`): the value's
+    // next line follows without the quote marker, which the filter does not repeat.
+    let mut broken: Option<bool> = None;
+    while i < lines.len() {
+        let line = lines.get(i);
+        let quoted = line.trim_start().starts_with('>');
+        let inner = match broken {
+            Some(in_comment) if !quoted && !line.trim().is_empty() => {
+                i += 1;
+                let t = line.trim();
+                broken = ends_with_break(t).then_some(in_comment);
+                let t = without_breaks(t);
+                if in_comment {
+                    draft.comment.push(t.into())
+                } else {
+                    draft.text.push(t.into())
+                }
+                continue;
+            }
+            _ if !quoted => break,
+            _ => unquote(line, 1),
+        };
         i += 1;
         let t = inner.trim();
+        broken = None;
         if t.is_empty() || only_breaks(t) {
             draft.text.push(Cow::Borrowed(""));
             continue;
         }
         if let Some(nested) = t.strip_prefix('>') {
             let nested = nested.trim_start();
+            // `>>` after the text and a blank quoted line: the comment, as the example template
+            // nests it; right under the header, the text.
+            let after_text = draft.text.last().is_some_and(|l| l.trim().is_empty())
+                && draft.text.iter().any(|l| !l.trim().is_empty());
             if let Some(comment) = nested.strip_prefix('-') {
                 draft.comment.push(comment.trim().into());
+            } else if after_text && !nested.is_empty() {
+                broken = ends_with_break(nested).then_some(true);
+                draft.comment.push(without_breaks(nested).into());
             } else {
                 let kept = take_locator(nested, draft);
                 draft.text.push(kept);
             }
+            continue;
+        }
+        if ends_with_break(t) && !t.contains("zotero://") {
+            broken = Some(false);
+            draft.text.push(without_breaks(t).into());
             continue;
         }
         if t.starts_with("<mark") {
@@ -391,6 +432,24 @@ pub fn callout<'a>(
     } else {
         i
     }
+}
+
+/// Whether a line ends with an HTML line break (`<br />`, `<br>`): `nl2br` printed it.
+fn ends_with_break(t: &str) -> bool {
+    let t = t.trim_end().as_bytes();
+    [&b"<br />"[..], b"<br/>", b"<br>"]
+        .iter()
+        .any(|b| t.len() >= b.len() && t[t.len() - b.len()..].eq_ignore_ascii_case(b))
+}
+
+/// `t` without the HTML line break that ends it.
+fn without_breaks(t: &str) -> &str {
+    let mut t = t.trim_end();
+    while ends_with_break(t) {
+        let cut = t.rfind('<').unwrap_or(0);
+        t = t[..cut].trim_end();
+    }
+    t
 }
 
 /// Whether a line holds only line breaks (`</br></br>`, `<br/>`), as image callouts print.
