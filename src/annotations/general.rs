@@ -103,6 +103,13 @@ fn is_type_or_colour_ascii(word: &str) -> bool {
         || OTHER_COLOUR_WORDS.iter().any(|c| c.eq_ignore_ascii_case(word))
 }
 
+/// The colour a callout type ends with, after a hyphen or an underscore (`annotation-yellow`,
+/// `highlight_Red`).
+pub(super) fn type_colour(callout_type: &str) -> Option<&str> {
+    let (_, last) = callout_type.rsplit_once(['-', '_'])?;
+    zotero_hex_of_name(last).or_else(|| zotero_hex_of_name(&last.to_ascii_lowercase())).map(|_| last)
+}
+
 /// The colour whose label (one of the templates' colour labels) `title` is.
 fn label_colour(labels: &[ColorEntry], title: &str) -> Option<String> {
     let title = title.trim();
@@ -1144,6 +1151,9 @@ fn info(raw: &str) -> Info<'_> {
         } else if zotero_hex_of_name(meta).is_some() {
             // `> [!yellow]`, `> [!amarillo]`: a callout type per colour.
             set_colour(&mut info.color, meta);
+        } else if let Some(colour) = type_colour(meta) {
+            // `> [!annotation-yellow]`, `> [!highlight-Red]`: the type ends with the colour.
+            set_colour(&mut info.color, colour);
         } else if let Some((_, hex)) = meta.rsplit_once("-#")
             && hex.len() == 6
             && hex.bytes().all(|b| b.is_ascii_hexdigit())

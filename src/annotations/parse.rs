@@ -220,7 +220,8 @@ impl<'a> Scan<'a> {
         let metadata = header[..close].split_once('|').map(|(_, m)| m).or_else(|| {
             header[close + 1..].strip_prefix('|').map(|c| c.split_whitespace().next().unwrap_or(""))
         });
-        let has_color = metadata.is_some_and(names_colour);
+        let has_color = metadata.is_some_and(names_colour)
+            || super::general::type_colour(header[2..close].trim()).is_some();
         let body_has_annotation = self.annotation_in_quote_after(lines, i);
         (has_color || body_has_annotation).then(|| self.read(lines, i, 2)).flatten()
     }

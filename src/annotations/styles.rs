@@ -324,6 +324,7 @@ pub fn callout<'a>(
         .split_once('|')
         .map(|(_, c)| c.trim())
         .or_else(|| after.strip_prefix('|').map(|c| c.split_whitespace().next().unwrap_or("")));
+    let color = color.or_else(|| super::general::type_colour(meta.trim()));
     if let Some(color) = color {
         if color.starts_with('#') {
             draft.color.hex = Some(color.to_string());

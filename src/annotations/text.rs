@@ -390,7 +390,7 @@ pub fn strip_trailing_debris(s: &str) -> &str {
         let l = last.trim();
         // `---%% end annotations %%`: the export's end marker, a rule glued before it.
         let marker = l.trim_start_matches(['-', '*', '_']).starts_with("%%");
-        if marker || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) {
+        if marker || l.starts_with('^') && !l.contains(' ') || is_tag_line(l) || is_date_stamp(l) {
             t = head.trim_end();
         } else if let Some(i) = block_id_at(t) {
             t = t[..i].trim_end();
@@ -402,6 +402,23 @@ pub fn strip_trailing_debris(s: &str) -> &str {
             return t;
         }
     }
+}
+
+/// Whether `line` is only a date, with or without a time (`2024-04-01;10:05`,
+/// `[[2024-04-01#10:05 am]]`, `2024-04-01T10:05:00`): the annotation's date a template prints
+/// on a line of its own.
+pub fn is_date_stamp(line: &str) -> bool {
+    static STAMP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)^[\[(*_]*\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T;,@#]+\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:\s*[ap]\.?m\.?)?(?:Z|[+-]\d{2}:?\d{2})?)?[\])*_]*$",
+        )
+        .expect("the date stamp expression")
+    });
+    let l = line.trim();
+    l.len() >= 8
+        && l.len() <= 48
+        && l.as_bytes()[..l.len().min(3)].iter().any(u8::is_ascii_digit)
+        && STAMP.is_match(l)
 }
 
 /// Where an Obsidian comment that ends `line` starts (`words %% fold %%`), when words come before
@@ -540,6 +557,23 @@ pub fn split_comment(comment: &str, table: &PrefixTable) -> SplitComment {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_line_that_is_only_a_date_is_a_stamp() {
+        for stamp in [
+            "2024-04-01;10:05",
+            "[[2024-04-01#10:05 am]]",
+            "2024-04-01T10:05:00Z",
+            "*2023/12/31*",
+            "2024-04-01",
+        ] {
+            assert!(is_date_stamp(stamp), "{stamp}");
+        }
+        for words in ["2024-04-01 was the day we met", "see p. 2024", "12:30", "the 2024-04-01 release"] {
+            assert!(!is_date_stamp(words), "{words}");
+        }
+        assert_eq!(strip_trailing_debris("a real limitation\n2024-04-01;10:01"), "a real limitation");
+    }
+
     use super::*;
     use proptest::prelude::*;
 
