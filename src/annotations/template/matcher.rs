@@ -14,7 +14,7 @@ use crate::annotations::text::is_tag_line;
 
 /// What a capture group of the expression stands for.
 #[derive(Debug, Clone)]
-pub(super) enum Group {
+enum Group {
     /// A slot, the text before it on its line when that is a quote prefix (`> `), and for a
     /// comment the most line breaks the template prints between the iteration's content before
     /// it and its line ([`Builder::run`]).
@@ -33,7 +33,7 @@ pub struct Matcher {
     /// The expressions, strictest first: the first leaves out `if` branches that start with free
     /// text where a sibling branch starts with the template's constant text, so that the branch
     /// held by constant text wins wherever both could match (in whichever loop body it is).
-    pub(super) tiers: Vec<Tier>,
+    tiers: Vec<Tier>,
     /// Whether body `n` ends with a free-text slot that takes the lines after the match.
     open_end: Vec<bool>,
     /// Whether body `n` starts with the comment (`{{comment}} "{{annotatedText}}"`): lines
@@ -47,14 +47,14 @@ pub struct Matcher {
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct Tier {
-    pub(super) regex: Regex,
+struct Tier {
+    regex: Regex,
     /// The same expression held to start exactly where it is run (`\A`, not a line start):
     /// for an iteration printed right after the last one on the same line, when the template's
     /// `{%- endfor %}` ate the line break. Built the first time it is needed.
     glued: std::sync::OnceLock<Option<Regex>>,
     /// Capture group index → meaning (index 0 unused).
-    pub(super) groups: Vec<Option<Group>>,
+    groups: Vec<Option<Group>>,
 }
 
 /// One field read from a match.
@@ -93,7 +93,7 @@ pub struct BuildError(pub String);
 
 struct Builder {
     out: String,
-    pub(super) groups: Vec<Option<Group>>,
+    groups: Vec<Option<Group>>,
     /// The text emitted since the last line break, when it is only constant text.
     line_prefix: Option<String>,
     /// Whether loosely anchored branches are left out (see [`Matcher::tiers`]).
