@@ -585,13 +585,10 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     // Only a comment the template prints alone at a line's start: lines that are not the
     // template's comment line (`<p class="comment">…`) but a paragraph an older template printed
     // are the comment's, however far.
-    if last.field == Field::Comment && last.value.is_empty() && last.gap.alone && last.gap.breaks != UNBOUNDED
-    {
+    if last.field == Field::Comment && last.value.is_empty() && last.gap.alone {
         let words = hit.end + text[hit.end..taken_end].len() - text[hit.end..taken_end].trim_start().len();
         let line = text[..words].rfind('\n').map_or(0, |nl| nl + 1);
-        let content = text[..line].trim_end().len();
-        let breaks = memchr::memchr_iter(b'\n', &text.as_bytes()[content..line]).count();
-        if content > hit.start && breaks > last.gap.breaks && agree(&hit.facts) {
+        if further_than(text, hit.start, line, last.gap.breaks).is_some() && agree(&hit.facts) {
             let value = text[line..taken_end].trim().to_string();
             let comment = Capture {
                 field: Field::Comment,
@@ -1216,19 +1213,23 @@ impl Builder {
 /// A comment branch (`{% if a.comment %}`) that the match took from after more line breaks than
 /// the template prints before it (see [`comment_apart`]); `branch`: where the branch starts.
 fn branch_apart(hay: &str, start: usize, branch: usize, gap: usize) -> Option<usize> {
-    if gap == UNBOUNDED {
-        return None;
-    }
     let first = branch + hay[branch..].len() - hay[branch..].trim_start().len();
-    let before = hay[..first].trim_end();
-    if before.len() <= start || first >= hay.len() {
+    further_than(hay, start, first, gap)
+}
+
+/// Where to cut a match (the start of the line after the content before `first`) when more than
+/// `gap` line breaks stand between that content and `first`, and that content is the match's
+/// own (after `start`). `None` when the template does not bound the gap.
+fn further_than(hay: &str, start: usize, first: usize, gap: usize) -> Option<usize> {
+    if gap == UNBOUNDED || first >= hay.len() {
         return None;
     }
-    let breaks = memchr::memchr_iter(b'\n', &hay.as_bytes()[before.len()..first]).count();
-    if breaks <= gap {
+    let before = hay[..first].trim_end().len();
+    let breaks = memchr::memchr_iter(b'\n', &hay.as_bytes()[before..first]).count();
+    if before <= start || breaks <= gap {
         return None;
     }
-    memchr::memchr(b'\n', &hay.as_bytes()[before.len()..]).map(|nl| before.len() + nl + 1)
+    memchr::memchr(b'\n', &hay.as_bytes()[before..]).map(|nl| before + nl + 1)
 }
 
 /// A comment of an `if` branch that the match took from after more line breaks than the
@@ -1238,20 +1239,11 @@ fn branch_apart(hay: &str, start: usize, branch: usize, gap: usize) -> Option<us
 /// A comment after a template that does not bound the gap, or with nothing of the match before
 /// it, stays.
 fn comment_apart(hay: &str, start: usize, m: regex::Match<'_>, field: Field, gap: Gap) -> Option<usize> {
-    let gap = gap.breaks;
-    if field != Field::Comment || gap == UNBOUNDED || m.start() == m.end() {
+    if field != Field::Comment || m.start() == m.end() {
         return None;
     }
     let line = hay[..m.start()].rfind('\n').map_or(0, |nl| nl + 1);
-    let before = hay[..line].trim_end();
-    if before.len() <= start {
-        return None;
-    }
-    let breaks = memchr::memchr_iter(b'\n', &hay.as_bytes()[before.len()..line]).count();
-    if breaks <= gap {
-        return None;
-    }
-    memchr::memchr(b'\n', &hay.as_bytes()[before.len()..]).map(|nl| before.len() + nl + 1)
+    further_than(hay, start, line, gap.breaks)
 }
 
 /// How firmly a pattern is anchored at its start: constant text first (0), a slot of a narrow
