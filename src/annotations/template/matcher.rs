@@ -296,7 +296,7 @@ impl Matcher {
         let mut taken: Vec<&Fact> = Vec::new();
         for (i, group) in tier.groups.iter().enumerate() {
             let (Some(Group::Branch(facts, gap)), Some(m)) = (group, caps.get(i)) else { continue };
-            if m.start() > whole.start() && !agree_with(&taken, facts) {
+            if m.start() > whole.start() && facts.iter().any(|f| taken.iter().any(|g| conflict(f, g))) {
                 return Some(m.start());
             }
             if facts.contains(&Fact::Has(Field::Comment))
@@ -616,18 +616,12 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
 /// `color == "Gray"`): a match that took one colour's text and another's comment was read
 /// loosely, and its empty comment tells nothing of where the template prints one.
 fn agree(facts: &[Fact]) -> bool {
-    facts
-        .iter()
-        .enumerate()
-        .all(|(i, f)| agree_with(&facts[..i].iter().collect::<Vec<_>>(), std::slice::from_ref(f)))
+    facts.iter().enumerate().all(|(i, f)| !facts[..i].iter().any(|g| conflict(f, g)))
 }
 
-/// Whether `facts` agree with those `taken` before: no field said to equal two values.
-fn agree_with(taken: &[&Fact], facts: &[Fact]) -> bool {
-    facts.iter().all(|f| {
-        let Fact::Is(field, value) = f else { return true };
-        taken.iter().all(|g| !matches!(g, Fact::Is(other, v) if other == field && v != value))
-    })
+/// Whether two facts say one field equals two different values.
+fn conflict(a: &Fact, b: &Fact) -> bool {
+    matches!((a, b), (Fact::Is(fa, va), Fact::Is(fb, vb)) if fa == fb && va != vb)
 }
 
 /// Removes the annotation type a branch's condition names (`{% if a.type == "underline" %}`) where
