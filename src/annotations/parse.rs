@@ -43,6 +43,7 @@ pub fn parse(text: &str, file_path: &str, options: &ParseOptions) -> AnnotationD
         drop_repeated_titles(text, &mut scan.annotations);
         drop_user_blocks(text, &scan.export_blocks, &mut scan.annotations);
         join_repeated_links(&mut scan.annotations, options);
+        join_same_annotation(&mut scan.annotations);
         if scan.general && scan.from_template == 0 {
             drop_lone_page_citation(text, &mut scan.annotations, &mut diagnostics);
         }
@@ -551,6 +552,69 @@ fn join_repeated_links(annotations: &mut Vec<(usize, Annotation)>, options: &Par
             None => prev.comment = Some(words),
         }
     }
+}
+
+/// One Zotero annotation printed in two places (`annotation=KEY` in both links): a template that
+/// lists the highlights in one section and their comments in another (`> [!note] Personal
+/// notes`). The later reading gives the first the text or comment it lacks and is dropped, when
+/// the two agree on every field both have. Two readings that differ (another text, another
+/// comment), a copy that adds nothing (the note holds the same passage twice) and an image beside
+/// a text stay apart.
+fn join_same_annotation(annotations: &mut Vec<(usize, Annotation)>) {
+    let key = |a: &Annotation| a.zotero_link.as_deref().and_then(annotation_key).map(str::to_string);
+    let mut k = 0;
+    while k < annotations.len() {
+        let Some(own) = key(&annotations[k].1) else {
+            k += 1;
+            continue;
+        };
+        let twin = (k + 1..annotations.len())
+            .find(|&j| key(&annotations[j].1).as_deref() == Some(own.as_str()))
+            .filter(|&j| complements(&annotations[k].1, &annotations[j].1));
+        let Some(j) = twin else {
+            k += 1;
+            continue;
+        };
+        let (_, other) = annotations.remove(j);
+        let first = &mut annotations[k].1;
+        if first.text.is_none() && other.text.is_some() {
+            first.text = other.text;
+            first.kind = other.kind;
+        }
+        if first.comment.is_none() && other.comment.is_some() {
+            first.comment = other.comment;
+            first.comment_prefix = other.comment_prefix;
+            first.theme = other.theme;
+        }
+        if first.color_hex.is_none() && other.color_hex.is_some() {
+            first.color = other.color;
+            first.color_hex = other.color_hex;
+            first.color_category = other.color_category;
+            first.heading_level = other.heading_level;
+        }
+        first.image_path = first.image_path.take().or(other.image_path);
+        first.page = first.page.take().or(other.page);
+    }
+}
+
+/// Whether `b`, a second reading of the annotation `a` reads, gives it its missing text or
+/// comment and says nothing against it.
+fn complements(a: &Annotation, b: &Annotation) -> bool {
+    fn same(x: &Option<String>, y: &Option<String>) -> bool {
+        match (x, y) {
+            (Some(x), Some(y)) => x.split_whitespace().eq(y.split_whitespace()),
+            _ => true,
+        }
+    }
+    let adds = a.text.is_none() && b.text.is_some() || a.comment.is_none() && b.comment.is_some();
+    let image_and_text =
+        a.text.is_some() && b.image_path.is_some() || b.text.is_some() && a.image_path.is_some();
+    adds && !image_and_text
+        && same(&a.text, &b.text)
+        && same(&a.comment, &b.comment)
+        && same(&a.color_hex, &b.color_hex)
+        && same(&a.image_path, &b.image_path)
+        && same(&a.page, &b.page)
 }
 
 /// A callout title the template prints for every annotation of a colour (`> [!quote|#f19837]+

@@ -902,6 +902,17 @@ fn trim_side(p: &Pat, start: bool, soft: bool) -> Pat {
             }
             Pat::seq(items)
         }
+        // `{% for t in annotation.tags %}- #{{t.tag}}\n{% endfor %}` ending the body: the last
+        // time round ends without its line break (the match ends at the end of a line), so the
+        // loop is read as `(?:(X\n)* X)?`; it may print nothing, so the part before it is
+        // trimmed softly.
+        Pat::Repeat(inner) if !start => {
+            let last = trim_side(inner, false, false);
+            if last == **inner {
+                return p.clone();
+            }
+            Pat::Alt(vec![(Vec::new(), Pat::seq([p.clone(), last])), (Vec::new(), Pat::empty())])
+        }
         other => other.clone(),
     }
 }

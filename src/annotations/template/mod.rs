@@ -249,7 +249,7 @@ impl Template {
             if let Some((_, of_group)) = groups.iter().rev().find(|(at, _)| *at <= hit.start) {
                 for (field, value) in of_group {
                     let slot = match field {
-                        Field::Page => &mut draft.page,
+                        Field::Page | Field::PageLabel => &mut draft.page,
                         Field::Color => &mut draft.color.hex,
                         Field::ColorCategory => &mut draft.color.name,
                         Field::Type => &mut draft.label,
@@ -623,9 +623,12 @@ fn meta_lines(outer: &Pat) -> Vec<(Field, String, String)> {
 
 /// The lines outside the annotation loops that print an annotation's page, colour or type
 /// between constant text: the heading of a group of annotations (`#### Page {{page}}` over a loop
-/// over `annotations | groupby("page")`), which gives that field to the annotations under it.
+/// over `annotations | groupby("page")` or `groupby("pageLabel")`), which gives that field to the
+/// annotations under it (the page label as their page: it is the page the note prints).
 fn group_lines(outer: &Pat) -> Vec<(Field, String, String)> {
-    field_lines(outer, true, |f| matches!(f, Field::Page | Field::Color | Field::ColorCategory | Field::Type))
+    field_lines(outer, true, |f| {
+        matches!(f, Field::Page | Field::PageLabel | Field::Color | Field::ColorCategory | Field::Type)
+    })
 }
 
 /// The lines of `outer` (and of the loops over other lists and the branches in it, with

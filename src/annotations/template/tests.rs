@@ -1,4 +1,5 @@
 use super::*;
+use crate::annotations::AnnotationType;
 use crate::annotations::{ParseOptions, parse};
 
 fn no_includes(_: &str) -> Option<String> {
@@ -433,5 +434,83 @@ fn a_sticky_note_in_its_own_block_after_an_annotation_without_comment_is_its_own
     assert_eq!(
         got,
         [(Some("First claim"), Some("mine")), (Some("Second claim"), None), (None, Some("a sticky note"))]
+    );
+}
+
+#[test]
+fn a_body_that_ends_with_the_annotation_tags_loop_matches_at_the_end_of_its_last_line() {
+    // Each tag line ends with a line break; the match ends at the end of a line, so the last tag
+    // line's break is not the body's. Before, the iteration matched only up to the heading (and
+    // the next loop took the whole section).
+    let template = "# With comments\n{% for a in annotations -%}\n{%- if a.comment and a.annotatedText -%}\n## {{a.comment}}\n{% endif %}\n{%- if a.annotatedText and a.comment %}\n> [!quote] {{a.annotatedText}} [Page {{a.page}}]({{a.desktopURI}})\n\nTags:\n{% if a.color -%}\n- #{{a.type | lower}}_{{a.colorCategory | lower}}\n{% else -%}\n- #{{a.type | lower}}\n{% endif %}\n{%- for t in a.tags -%}\n- #{{t.tag}}\n{% endfor %}\n{%- endif -%}\n{% endfor -%}\n\n# Without comments\n{% for a in annotations -%}\n{%- if a.annotatedText and not a.comment -%}\n> [!quote] {{a.annotatedText}} [Page {{a.page}}]({{a.desktopURI}})\n\nTags:\n{% if a.color -%}\n- #{{a.type | lower}}_{{a.colorCategory | lower}}\n{% else -%}\n- #{{a.type | lower}}\n{% endif %}\n{%- for t in a.tags -%}\n- #{{t.tag}}\n{% endfor %}\n---\n{% endif -%}\n{% endfor -%}\n";
+    let note = "# With comments\n## Why nightly?\n\n> [!quote] The index is rebuilt nightly. [Page 3](zotero://open-pdf/library/items/K?page=3&annotation=A1)\n\nTags:\n- #highlight_red\n- #method\n## Compare with the baseline.\n\n> [!quote] Accuracy rises by twelve points. [Page 4](zotero://open-pdf/library/items/K?page=4&annotation=A2)\n\nTags:\n- #underline_green\n\n# Without comments\n> [!quote] Small models gain most. [Page 5](zotero://open-pdf/library/items/K?page=5&annotation=A3)\n\nTags:\n- #highlight_yellow\n---\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.kind))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Some("The index is rebuilt nightly."),
+                Some("Why nightly?"),
+                Some("#ff6666"),
+                AnnotationType::Highlight
+            ),
+            (
+                Some("Accuracy rises by twelve points."),
+                Some("Compare with the baseline."),
+                Some("#5fb236"),
+                AnnotationType::Underline
+            ),
+            (Some("Small models gain most."), None, Some("#ffd400"), AnnotationType::Highlight),
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
+
+#[test]
+fn a_heading_over_the_annotations_grouped_by_page_label_gives_their_page() {
+    let template = "## Annotations\n{% for page, group in annotations | groupby(\"pageLabel\") %}\n### Page {{page}}\n{% for a in group %}\n> [!quote]\n> {{a.annotatedText}}\n\n{% endfor %}\n{% endfor %}\n";
+    let note = "## Annotations\n\n### Page iv\n\n> [!quote]\n> Tides rise twice a day.\n\n> [!quote]\n> The mill turns with them.\n\n### Page 12\n\n> [!quote]\n> Spring tides are higher.\n\n";
+    let doc = read(template, note);
+    let got: Vec<_> =
+        doc.annotations.iter().map(|a| (a.text.as_deref().unwrap_or(""), a.page.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            ("Tides rise twice a day.", Some("iv")),
+            ("The mill turns with them.", Some("iv")),
+            ("Spring tides are higher.", Some("12")),
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
+
+#[test]
+fn an_annotation_whose_comment_the_template_prints_in_another_section_is_one_annotation() {
+    // Highlights under their colour's heading, every comment again under "Personal notes", each
+    // with the annotation's own link: one Zotero annotation, its text and its comment.
+    let template = "{% set yellow = annotations | filterby(\"color\", \"startswith\", \"#ffd400\") %}{% set withComment = annotations | filterby(\"comment\", \"startswith\", \"\") %}## Findings\n{% for a in yellow %}\n> [!finding]\n> {{a.annotatedText}}\n> [(p. {{a.pageLabel}})]({{a.desktopURI}})\n{% endfor %}\n## Personal notes\n{% for a in annotations %}{% if a.comment %}\n> [!note]\n> {{a.comment}}\n> [(p. {{a.pageLabel}})]({{a.desktopURI}})\n{% endif %}{% endfor %}\n";
+    let note = "## Findings\n\n> [!finding]\n> The index is rebuilt nightly.\n> [(p. 3)](zotero://open-pdf/library/items/K?page=3&annotation=A1)\n\n> [!finding]\n> Small models gain most.\n> [(p. 5)](zotero://open-pdf/library/items/K?page=5&annotation=A2)\n\n## Personal notes\n\n> [!note]\n> Why not hourly?\n> [(p. 3)](zotero://open-pdf/library/items/K?page=3&annotation=A1)\n\n> [!note]\n> A sticky note of its own.\n> [(p. 7)](zotero://open-pdf/library/items/K?page=7&annotation=A9)\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("The index is rebuilt nightly."), Some("Why not hourly?"), Some("#ffd400"), Some("3")),
+            (Some("Small models gain most."), None, Some("#ffd400"), Some("5")),
+            (None, Some("A sticky note of its own."), None, Some("7")),
+        ],
+        "{:#?}",
+        doc.annotations
     );
 }
