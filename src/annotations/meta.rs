@@ -74,7 +74,17 @@ pub fn read(
     // Better Notes' Markdown export (`$libraryID`, `$itemKey`): `parent:` is the item's title.
     let better_notes = fm.data.keys().any(|k| k.starts_with('$'));
     for (name, value) in &fm.data {
-        let key = if better_notes && name == "parent" { Some(Key::Title) } else { key_of(name) };
+        // `key: "@lee2021"`: a field of another name that holds a Pandoc citation of the item.
+        let cited = || {
+            ["key", "bibkey", "cite", "citation"].iter().any(|k| name.eq_ignore_ascii_case(k))
+                && scalar_string(value)
+                    .is_some_and(|v| v.starts_with('@') && citekey_prefix(&v[1..]) == Some(&v[1..]))
+        };
+        let key = if better_notes && name == "parent" {
+            Some(Key::Title)
+        } else {
+            key_of(name).or_else(|| cited().then_some(Key::Citekey))
+        };
         let Some(key) = key else { continue };
         let text = match value {
             Value::Array(items) => {
@@ -85,6 +95,7 @@ pub fn read(
             other => scalar_string(other).map(|s| clean(&s)),
         };
         let Some(text) = text.filter(|t| !t.is_empty()) else { continue };
+        let text = if key == Key::Citekey { text.trim_start_matches('@').to_string() } else { text };
         // A `title:` that only repeats the file's name (the citekey) is not the title.
         if key == Key::Title
             && (text == file_stem || text.trim_start_matches('@') == file_stem.trim_start_matches('@'))
@@ -407,6 +418,11 @@ mod tests {
         assert_eq!((m.citekey.as_deref(), m.authors.as_deref()), (Some("lee2020"), Some("Ann Lee")));
         let m = meta("---\nzotero_citekey: lee2021\n---\n");
         assert_eq!(m.citekey.as_deref(), Some("lee2021"));
+        // `key: "@lee2021"`: a Pandoc citation is the citekey; Zotero's own item key is not.
+        let m = meta("---\nkey: \"@lee2021retrieval\"\n---\n");
+        assert_eq!(m.citekey.as_deref(), Some("lee2021retrieval"));
+        let m = meta("---\nkey: ABCD1234\n---\n");
+        assert_eq!(m.citekey, None);
         // A frontmatter whose closing fence the template glued to the next line is no frontmatter.
         let m = meta("---\ntitle: \"Tide Mills\"\nyear: 2019\n---# Tide Mills\n");
         assert_eq!((m.title.as_deref(), m.year.as_deref()), (Some("Tide Mills"), Some("2019")));

@@ -506,6 +506,24 @@ impl Eval<'_> {
                     }
                 }
                 "-" | "*" | "/" | "//" | "%" | "**" => Val::Any,
+                // `{{annotation.page or 1}}`: the left value when it is set, else the right one
+                // (as JavaScript's `||`, which Nunjucks compiles `or` to). A page, colour or key
+                // with a constant default is read as the field: the note cannot tell a printed
+                // `1` from page 1, and page 1 is by far the likelier.
+                "or" if let Val::Field(f, _) = self.eval(left)
+                    && f.is_narrow()
+                    && matches!(self.eval(right), Val::Str(_) | Val::Num(_)) =>
+                {
+                    self.eval(left)
+                }
+                "or" => match self.truth(left) {
+                    Tri::True => self.eval(left),
+                    Tri::False => self.eval(right),
+                    Tri::Maybe(yes, no) => {
+                        let (l, r) = (render(self.eval(left)), render(self.eval(right)));
+                        Val::Pat(Pat::Alt(vec![(yes, l), (no, r)]))
+                    }
+                },
                 _ => match self.truth(e) {
                     Tri::True => Val::Bool(true),
                     Tri::False => Val::Bool(false),

@@ -619,9 +619,13 @@ fn agree(facts: &[Fact]) -> bool {
     facts.iter().enumerate().all(|(i, f)| !facts[..i].iter().any(|g| conflict(f, g)))
 }
 
-/// Whether two facts say one field equals two different values.
+/// Whether two facts cannot both hold: one field equal to two different values, or a text for a
+/// sticky note or an image (Zotero gives neither one).
 fn conflict(a: &Fact, b: &Fact) -> bool {
+    let textless = |f: &Fact| matches!(f, Fact::Is(Field::Type, t) if t == "note" || t == "image");
     matches!((a, b), (Fact::Is(fa, va), Fact::Is(fb, vb)) if fa == fb && va != vb)
+        || textless(a) && *b == Fact::Has(Field::Text)
+        || textless(b) && *a == Fact::Has(Field::Text)
 }
 
 /// Removes the annotation type a branch's condition names (`{% if a.type == "underline" %}`) where
@@ -1090,9 +1094,19 @@ impl Builder {
                 // the next field be read as another one's). Not a field the body starts or ends
                 // with: there an empty match is how the expression reads the branch's absence
                 // (and the lines after the match are given to the last field).
+                // A text or comment never starts with a callout's header (`[!note]`): that is
+                // the template's own line of another branch (a sticky note's callout after a
+                // highlight whose comment is optional).
+                let free = matches!(slot.field, Field::Text | Field::Comment) && !heading;
                 let class = match slot.field {
-                    _ if leading || !self.followed || !self.set.contains(&slot.field) => class,
-                    Field::Text | Field::Comment if !heading => format!(r"\S(?:{class})"),
+                    _ if leading || !self.followed || !self.set.contains(&slot.field) => {
+                        if free {
+                            not_callout(&class)
+                        } else {
+                            class
+                        }
+                    }
+                    _ if free => format!(r"(?:[^\[\s]|\[[^!\s])(?:{class})"),
                     Field::Image => format!(r"[^\s\]\)|](?:{class})"),
                     _ => class,
                 };
@@ -1170,11 +1184,11 @@ impl Builder {
     }
 
     fn lit(&mut self, s: &str) {
-        let mut chars = s.chars().peekable();
-        while let Some(c) = chars.next() {
+        let mut chars = s.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
             if c.is_whitespace() {
                 let mut breaks = usize::from(c == '\n');
-                while let Some(&n) = chars.peek() {
+                while let Some(&(_, n)) = chars.peek() {
                     if !n.is_whitespace() {
                         break;
                     }
@@ -1187,7 +1201,12 @@ impl Builder {
                     self.run = self.run.saturating_add(breaks);
                     self.line_gap = None;
                 } else {
-                    self.out.push_str("[ \\t]*");
+                    // The space after a list marker (`- text`) is Markdown's, there unless the
+                    // line ends: `---` is no list item. A marker is what the line holds so far,
+                    // or, where that is not known, what this text starts with.
+                    let line = self.line_prefix.as_deref().unwrap_or(&s[..at]);
+                    let marker = matches!(line.trim_start_matches(['>', ' ', '\t']), "-" | "*" | "+");
+                    self.out.push_str(if marker { "(?:[ \\t]+|[ \\t]*$)" } else { "[ \\t]*" });
                     if let Some(p) = self.line_prefix.as_mut() {
                         p.push(' ');
                     }
@@ -1286,6 +1305,13 @@ fn constant_len(p: &Pat) -> usize {
         Pat::Alt(branches) => branches.iter().map(|(_, b)| constant_len(b)).min().unwrap_or(0),
         Pat::Slot(_) | Pat::Repeat(_) | Pat::Loop(_) => 0,
     }
+}
+
+/// `class`, a text's or comment's characters, where it does not start with `[!`: empty, or a
+/// first character that is no space and opens no callout header, then the rest (lazily, as
+/// `class` is: the empty value first).
+fn not_callout(class: &str) -> String {
+    format!(r"(?:(?:[^\[\s]|\[[^!\s])(?:{class}))??")
 }
 
 /// The characters a slot may match.

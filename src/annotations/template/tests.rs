@@ -514,3 +514,56 @@ fn an_annotation_whose_comment_the_template_prints_in_another_section_is_one_ann
         doc.annotations
     );
 }
+
+#[test]
+fn a_sticky_note_callout_after_a_highlight_is_not_its_comment_and_or_prints_either_value() {
+    // `{{a.page or 1}}` prints the page, or 1 where there is none; the highlight's optional
+    // comment (`> {{comment}}`) does not take the note's callout header as its words.
+    let template = "# Annotations\n{%- for a in annotations -%}\n{%- if a.type == \"note\" %}\n\n> [!note] \n> \n> {{a.comment}}, (p. {{a.page or 1}})\n{%- endif -%}\n{%- if a.annotatedText %}\n\n{{a.annotatedText}} (p. {{a.page or 1}})\n{%- if a.comment %}\n\n> {{a.comment}}\n{%- endif %}\n{%- endif -%}\n{%- endfor -%}\n";
+    let note = "# Annotations\n\nSmall models gain most. (p. 2)\n\n> [!note] \n> \n> Compare with the baseline., (p. 7)\n\nThe index is rebuilt nightly. (p. 1)\n\n> Why not hourly?\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.kind, a.text.as_deref(), a.comment.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (AnnotationType::Highlight, Some("Small models gain most."), None, Some("2")),
+            (AnnotationType::Note, None, Some("Compare with the baseline."), Some("7")),
+            (
+                AnnotationType::Highlight,
+                Some("The index is rebuilt nightly."),
+                Some("Why not hourly?"),
+                Some("1")
+            ),
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
+
+#[test]
+fn a_list_item_template_does_not_start_at_a_rule_and_an_empty_text_leaves_the_link_alone() {
+    // `- {{text}} {{link}}`: the `-` of a `---` rule above the list is no list item; a sticky
+    // note printed as `- **{{comment}}**:  {{link}}` (no text) keeps its link out of the text.
+    let template = "## Notes\n{% for a in annotations -%}\n{%- set link = '[(p. ' ~ a.pageLabel ~ ')](' ~ a.desktopURI ~ ')' if a.pageLabel else '[Link](' ~ a.desktopURI ~ ')' -%}\n{%- if loop.first %}\n\n### Reading notes\n{%- endif -%}\n{%- if a.comment %}\n- **{{a.comment}}**: {{a.annotatedText}} {{link}}\n{%- else %}\n- {{a.annotatedText}} {{link}}\n{%- endif -%}\n{% endfor %}\n";
+    let note = "## Notes\n\n---\n### Reading notes\n- The index is rebuilt nightly. [(p. 3)](zotero://open-pdf/library/items/K?page=3&annotation=A1)\n- **Compare with the baseline.**:  [(p. 7)](zotero://open-pdf/library/items/K?page=7&annotation=A2)\n- **Why?**: Small models gain most. [(p. 9)](zotero://open-pdf/library/items/K?page=9&annotation=A3)\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.kind, a.text.as_deref(), a.comment.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (AnnotationType::Highlight, Some("The index is rebuilt nightly."), None, Some("3")),
+            (AnnotationType::Note, None, Some("Compare with the baseline."), Some("7")),
+            (AnnotationType::Highlight, Some("Small models gain most."), Some("Why?"), Some("9")),
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
