@@ -66,6 +66,10 @@ enum Val {
     Ann,
     /// The annotations list, with the facts its filters give.
     Annotations(Vec<Fact>),
+    /// A list the template built by pushing one record per annotation
+    /// (`{% set list = (list.push({"annotation": a, "bucket": b}), list) %}` in a loop over the
+    /// annotations): what one record holds, and the facts its filters give.
+    Records(Box<Val>, Vec<Fact>),
     /// The annotations grouped by a field (`annotations | groupby("page")`): a loop over it gives
     /// each group's value of the field and its annotations.
     Grouped(Field, Vec<Fact>),
@@ -147,6 +151,18 @@ impl Eval<'_> {
             }
         }
         Val::Any
+    }
+
+    /// Gives every binding of `name` the value `value` (a list mutated in place is the same list
+    /// in every scope that sees it).
+    fn replace_everywhere(&mut self, name: &str, value: Val) {
+        for scope in &mut self.scopes {
+            for (n, v) in scope.iter_mut() {
+                if n == name {
+                    *v = value.clone();
+                }
+            }
+        }
     }
 
     fn set(&mut self, name: &str, value: Val) {
@@ -377,6 +393,18 @@ impl Eval<'_> {
                     Pat::Repeat(Box::new(pat))
                 }
             }
+            Val::Records(record, facts) => {
+                // A loop over the records pushed per annotation: one iteration per annotation.
+                let mut scope = carried(body);
+                scope.extend([(var, *record), ("loop".into(), Val::Any)]);
+                let pat = self.scoped(scope, |ev| ev.nodes(body));
+                if [Field::Text, Field::Comment, Field::Image].iter().any(|f| pat.has_field(*f)) {
+                    self.loops.push(LoopInfo { body: pat, facts });
+                    Pat::Loop(self.loops.len() - 1)
+                } else {
+                    Pat::Repeat(Box::new(pat))
+                }
+            }
             Val::List(items) if items.is_empty() => self.nodes(empty),
             Val::Dict(items) if items.is_empty() => self.nodes(empty),
             Val::List(items) => {
@@ -488,6 +516,16 @@ impl Eval<'_> {
                 }
             }
             Expr::Call(callee, args) => {
+                if let Expr::Attr(target, method) = callee.as_ref()
+                    && method == "push"
+                    && let Expr::Var(list) = target.as_ref()
+                {
+                    let pushed: Vec<Val> = args.iter().map(|a| self.eval(a)).collect();
+                    if let Some(record) = pushed.into_iter().find(holds_annotation) {
+                        self.replace_everywhere(list, Val::Records(Box::new(record), Vec::new()));
+                    }
+                    return Val::Any;
+                }
                 let callee = self.eval(callee);
                 self.call(callee, args)
             }
@@ -497,6 +535,10 @@ impl Eval<'_> {
                 filter(target, name, &args)
             }
             Expr::Binary(left, op, right) => match op.as_str() {
+                "," => {
+                    self.eval(left);
+                    self.eval(right)
+                }
                 "~" | "+" => {
                     let (l, r) = (self.eval(left), self.eval(right));
                     match (l, r) {
@@ -804,9 +846,66 @@ fn method(target: Val, name: &str, args: &[Val]) -> Val {
     }
 }
 
+/// The facts under which `p`, a value the template computed from the annotation, passes
+/// `filterby(…, cmd, value)`: those shared by every constant it may print that passes (`"red"`
+/// where the colour is `#ff6666`). A branch that prints a field's own value is left out (a
+/// fallback the template takes for colours it does not list).
+fn facts_where(p: &Pat, cmd: &str, value: &str) -> Vec<Fact> {
+    fn walk(p: &Pat, path: &mut Vec<Fact>, pass: &dyn Fn(&str) -> bool, out: &mut Vec<Vec<Fact>>) {
+        match p {
+            Pat::Alt(branches) => {
+                for (facts, b) in branches {
+                    let depth = path.len();
+                    path.extend(facts.iter().cloned());
+                    walk(b, path, pass, out);
+                    path.truncate(depth);
+                }
+            }
+            Pat::Lit(s) if pass(s.trim()) => out.push(path.clone()),
+            Pat::Seq(items) if items.len() == 1 => walk(&items[0], path, pass, out),
+            _ => {}
+        }
+    }
+    let pass = |s: &str| match cmd {
+        "startswith" => s.starts_with(value),
+        "endswith" => s.ends_with(value),
+        "contains" | "includes" => s.contains(value),
+        "=" | "==" | "===" | "is" | "equals" => s == value,
+        _ => false,
+    };
+    let mut passing = Vec::new();
+    walk(p, &mut Vec::new(), &pass, &mut passing);
+    let Some(first) = passing.first() else { return Vec::new() };
+    first.iter().filter(|f| passing.iter().all(|o| o.contains(f))).cloned().collect()
+}
+
+/// Whether a value pushed to a list holds the annotation (itself, or in a dictionary).
+fn holds_annotation(v: &Val) -> bool {
+    match v {
+        Val::Ann => true,
+        Val::Dict(entries) => entries.iter().any(|(_, v)| holds_annotation(v)),
+        _ => false,
+    }
+}
+
 /// `target | name(args)`.
 fn filter(target: Val, name: &str, args: &[Val]) -> Val {
     match target {
+        // Filtered or sorted, the records are still one per annotation; a filter on a value
+        // the record took from the annotation's colour gives the colour.
+        Val::Records(record, mut facts) => match name {
+            "length" | "first" | "last" => Val::Any,
+            "filterby" => {
+                if let [Val::Str(prop), Val::Str(cmd), Val::Str(value), ..] = args
+                    && let Val::Dict(entries) = record.as_ref()
+                    && let Some((_, held)) = entries.iter().find(|(k, _)| k == prop)
+                {
+                    facts.extend(facts_where(&render(held.clone()), cmd, value));
+                }
+                Val::Records(record, facts)
+            }
+            _ => Val::Records(record, facts),
+        },
         Val::Annotations(mut facts) => match name {
             "filterby" => {
                 if let [Val::Str(prop), Val::Str(cmd), Val::Str(value), ..] = args

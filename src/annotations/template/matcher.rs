@@ -1094,9 +1094,8 @@ impl Builder {
                 // the next field be read as another one's). Not a field the body starts or ends
                 // with: there an empty match is how the expression reads the branch's absence
                 // (and the lines after the match are given to the last field).
-                // A text or comment never starts with a callout's header (`[!note]`): that is
-                // the template's own line of another branch (a sticky note's callout after a
-                // highlight whose comment is optional).
+                // A text or comment never starts with a callout's header or an embed
+                // ([`FREE_START`]).
                 let free = matches!(slot.field, Field::Text | Field::Comment) && !heading;
                 let class = match slot.field {
                     _ if leading || !self.followed || !self.set.contains(&slot.field) => {
@@ -1106,7 +1105,7 @@ impl Builder {
                             class
                         }
                     }
-                    _ if free => format!(r"(?:[^\[\s]|\[[^!\s])(?:{class})"),
+                    _ if free => format!(r"{FREE_START}(?:{class})"),
                     Field::Image => format!(r"[^\s\]\)|](?:{class})"),
                     _ => class,
                 };
@@ -1293,8 +1292,24 @@ pub(super) fn by_specificity<T>(branches: &[(T, Pat)]) -> Vec<&(T, Pat)> {
     let mut ordered: Vec<&(T, Pat)> = branches.iter().collect();
     // Then the one that always prints more of the template's own text: `{{symbol}}{{text}}
     // [(p. 3)](…)` before `{{symbol}}{{text}}`, which would take the page link into the text.
-    ordered.sort_by_key(|(_, p)| (anchoring(p), std::cmp::Reverse(constant_len(p))));
+    // A branch that prints only values the annotation's fields do not give (`{% if a.ocrText %}>
+    // {{a.ocrText}}`) comes after the others, even the empty one: where it could take the
+    // comment's line, the comment's own branch is the reading.
+    ordered.sort_by_key(|(_, p)| (only_unknown(p), anchoring(p), std::cmp::Reverse(constant_len(p))));
     ordered
+}
+
+/// Whether every field `p` prints is one the annotation does not give (and it prints one).
+fn only_unknown(p: &Pat) -> bool {
+    let (mut unknown, mut known) = (false, false);
+    p.visit_slots(&mut |slot| {
+        if slot.field == Field::Other {
+            unknown = true;
+        } else {
+            known = true;
+        }
+    });
+    unknown && !known
 }
 
 /// How many characters other than white space `p` prints whatever its branches.
@@ -1307,18 +1322,24 @@ fn constant_len(p: &Pat) -> usize {
     }
 }
 
-/// `class`, a text's or comment's characters, where it does not start with `[!`: empty, or a
-/// first character that is no space and opens no callout header, then the rest (lazily, as
-/// `class` is: the empty value first).
+/// The first character of a text or comment: no space, and not the start of a callout header
+/// (`[!note]`, the template's own line of another branch) or of an embed (`![[image.png]]`, an
+/// image annotation's line).
+const FREE_START: &str = r"(?:[^\[\s!]|\[[^!\s]|![^\[\s])";
+
+/// `class`, a text's or comment's characters, where it does not start as [`FREE_START`] says:
+/// empty, or such a first character and the rest (lazily, as `class` is: the empty value first).
 fn not_callout(class: &str) -> String {
-    format!(r"(?:(?:[^\[\s]|\[[^!\s])(?:{class}))??")
+    format!(r"(?:{FREE_START}(?:{class}))??")
 }
 
 /// The characters a slot may match.
 fn class_of(slot: &Slot, leading: bool) -> String {
     let nl2br = slot.transforms.contains(&Transform::Nl2br);
     match slot.field {
-        Field::Text | Field::Comment if nl2br => r"(?:[^\n]|<br ?/?>\r?\n)*?".into(),
+        // `nl2br`: a line break is `<br />` and a new line; a `<br` is only ever that (the value
+        // does not end at a line that ends with one).
+        Field::Text | Field::Comment if nl2br => r"(?:[^\n<]|<(?:[^b\n]|b[^r\n]|$)|<br ?/?>\r?\n)*?".into(),
         Field::Text | Field::Comment if leading => r"[^\n]*?".into(),
         Field::Text | Field::Comment => r"(?s:.*?)".into(),
         Field::Color => r"(?:#?[0-9a-fA-F]{3,8})?".into(),
@@ -1327,8 +1348,15 @@ fn class_of(slot: &Slot, leading: bool) -> String {
         Field::Link => r#"(?:zotero://[^\s\)\]>"]*)?"#.into(),
         Field::Image => r"[^\]\)|\n]*?".into(),
         Field::Id => r"[A-Za-z0-9]*".into(),
+        // `#tag #other`: each starts with its `#` (unless the template takes it out).
+        Field::HashTags
+            if !slot.transforms.iter().any(|t| matches!(t, Transform::Replace(..) | Transform::Partial)) =>
+        {
+            r"(?:#[^\s#][^\n]*?)?".into()
+        }
         Field::Date
         | Field::Tags
+        | Field::HashTags
         | Field::Other
         | Field::MetaTitle
         | Field::MetaAuthors

@@ -31,6 +31,9 @@ pub struct Template {
     matcher: matcher::Matcher,
     /// Per loop body: the loops that share it (an unrolled outer loop repeats one body).
     bodies: Vec<Vec<usize>>,
+    /// Per loop body: the constant text around the comment on its line (`> - **`, `**`), both
+    /// sides, without the quote markers.
+    comment_frames: Vec<Vec<(String, String)>>,
     loops: Vec<eval::LoopInfo>,
     /// Per loop: the constant line printed just before it (a heading naming a colour group).
     headers: Vec<Option<String>>,
@@ -144,6 +147,7 @@ impl Template {
         let group_lines = group_lines(&program.outer);
         let bare_text = bare_text(&unique);
         let labels = line_labels(&unique);
+        let comment_frames = unique.iter().map(comment_frames).collect();
         Ok(Template {
             name: name.to_string(),
             source: source.to_string(),
@@ -159,6 +163,7 @@ impl Template {
             heading_colours: heading_colours(source),
             bare_text,
             labels,
+            comment_frames,
         })
     }
 
@@ -246,6 +251,7 @@ impl Template {
         for hit in hits {
             let facts = self.loop_facts(hit.body, hit.start, &marks);
             let mut draft = draft_of(&hit, &facts, text);
+            self.reframe_comment(hit.body, &mut draft);
             if let Some((_, of_group)) = groups.iter().rev().find(|(at, _)| *at <= hit.start) {
                 for (field, value) in of_group {
                     let slot = match field {
@@ -439,6 +445,26 @@ impl Template {
         marks
     }
 
+    /// A sticky note whose comment line the text's optional branch took (`> - **Why?**` where
+    /// the template prints `> {{text}}` then `> - **{{comment}}**`, and the note has no text):
+    /// a text that is exactly the comment's line, framed as the template frames the comment, is
+    /// the comment.
+    fn reframe_comment(&self, body: usize, draft: &mut Draft<'static>) {
+        let [text] = draft.text.as_slice() else { return };
+        if !draft.comment.is_empty() || text.contains('\n') {
+            return;
+        }
+        let t = text.trim();
+        let inner = self.comment_frames[body].iter().find_map(|(before, after)| {
+            let inner = t.strip_prefix(before.trim())?.strip_suffix(after.trim())?.trim();
+            (!inner.is_empty()).then_some(inner)
+        });
+        if let Some(inner) = inner {
+            draft.comment.push(Cow::Owned(inner.to_string()));
+            draft.text.clear();
+        }
+    }
+
     /// The facts of the loop a hit of `body` at `at` belongs to: the loop whose header came last
     /// before it (of those sharing the body, else that header's own), else what all loops sharing
     /// the body agree on.
@@ -474,12 +500,14 @@ fn line_labels(bodies: &[Pat]) -> Vec<(Field, String)> {
                 let label = line.take().map(|l| l.trim().to_string()).unwrap_or_default();
                 let words = label.chars().any(char::is_alphabetic);
                 let marked = label.chars().any(|c| matches!(c, ':' | '*' | '_'));
-                if matches!(slot.field, Field::Comment | Field::Tags)
+                // `#tags` are tags: one label for both.
+                let field = if slot.field == Field::HashTags { Field::Tags } else { slot.field };
+                if matches!(field, Field::Comment | Field::Tags)
                     && words
                     && marked
-                    && !out.iter().any(|(f, l)| *f == slot.field && *l == label)
+                    && !out.iter().any(|(f, l)| *f == field && *l == label)
                 {
-                    out.push((slot.field, label));
+                    out.push((field, label));
                 }
             }
             Pat::Seq(items) => items.iter().for_each(|i| walk(i, line, out)),
@@ -619,6 +647,36 @@ fn bare_paragraphs(
 /// A line with nothing around the field says nothing about where it is.
 fn meta_lines(outer: &Pat) -> Vec<(Field, String, String)> {
     field_lines(outer, false, |f| matches!(f, Field::MetaTitle | Field::MetaAuthors | Field::MetaYear))
+}
+
+/// The constant text around the comment on its line in `body`, when there is some on both sides
+/// (`> - **{{comment}}**` gives (`- **`, `**`)); quote markers are left out.
+fn comment_frames(body: &Pat) -> Vec<(String, String)> {
+    fn flat<'p>(p: &'p Pat, out: &mut Vec<&'p Pat>) {
+        match p {
+            Pat::Seq(items) => items.iter().for_each(|i| flat(i, out)),
+            Pat::Repeat(inner) => flat(inner, out),
+            Pat::Alt(branches) => branches.iter().for_each(|(_, b)| flat(b, out)),
+            other => out.push(other),
+        }
+    }
+    let mut items = Vec::new();
+    flat(body, &mut items);
+    let mut frames = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Pat::Slot(slot) = item else { continue };
+        let (Some(Pat::Lit(before)), Some(Pat::Lit(after))) =
+            (i.checked_sub(1).map(|b| items[b]), items.get(i + 1))
+        else {
+            continue;
+        };
+        let before = before.rsplit('\n').next().unwrap_or("").trim_start_matches(['>', ' ', '\t']).trim();
+        let after = after.split('\n').next().unwrap_or("").trim();
+        if slot.field == Field::Comment && !before.is_empty() && !after.is_empty() {
+            frames.push((before.to_string(), after.to_string()));
+        }
+    }
+    frames
 }
 
 /// The lines outside the annotation loops that print an annotation's page, colour or type

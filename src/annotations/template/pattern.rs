@@ -27,8 +27,10 @@ pub enum Field {
     Id,
     /// `date` (formatted).
     Date,
-    /// `tags`, `hashTags`, `allTags`.
+    /// `tags`, `allTags`.
     Tags,
+    /// `hashTags`: the tags as `#tag`s.
+    HashTags,
     /// Anything else printed: an unknown value, kept to one line.
     Other,
     /// The item's title (outside the annotation loop).
@@ -56,7 +58,8 @@ impl Field {
             "imageRelativePath" | "imageBaseName" | "imagePath" => Field::Image,
             "id" | "key" => Field::Id,
             "date" | "dateModified" | "dateAdded" => Field::Date,
-            "tags" | "hashTags" | "allTags" => Field::Tags,
+            "tags" | "allTags" => Field::Tags,
+            "hashTags" => Field::HashTags,
             _ => return None,
         })
     }

@@ -830,10 +830,11 @@ impl ExprParser<'_> {
                 _ => Expr::Var(token.text),
             },
             Tok::Op if token.text == "(" => {
-                // `(a, b)`: JavaScript's comma operator, used to call `push` in an expression.
+                // `(a, b)`: JavaScript's comma operator, used to call `push` in an expression:
+                // each part is evaluated, the last one is the value.
                 let mut e = self.inline_if()?;
                 while self.eat(Tok::Op, ",") {
-                    e = self.inline_if()?;
+                    e = Expr::Binary(Box::new(e), ",".into(), Box::new(self.inline_if()?));
                 }
                 self.expect(")")?;
                 e

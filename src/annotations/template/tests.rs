@@ -567,3 +567,58 @@ fn a_list_item_template_does_not_start_at_a_rule_and_an_empty_text_leaves_the_li
         doc.annotations
     );
 }
+
+#[test]
+fn records_pushed_per_annotation_and_filtered_by_a_colour_bucket_are_read_with_that_colour() {
+    // The shape of a widely shared template: each annotation pushed with a bucket named after
+    // its colour, then one loop per bucket under its heading. Optional `#tags` after the text, an
+    // `ocrText` line that must not take the comment's line, a sticky note (no text) whose
+    // comment line is framed like every comment, an image.
+    let template = "{%- set zoteroColors = {\"#2ea8e5\": \"blue\", \"#ffd400\": \"yellow\", \"#5fb236\": \"green\"} -%}\n{%- set colorHeading = {\"blue\": \"Definitions\", \"yellow\": \"Findings\", \"green\": \"Methods\"} -%}\n{%- set sorted = [] -%}\n{%- for a in annotations -%}\n{%- if a.color in zoteroColors -%}{%- set bucket = zoteroColors[a.color] -%}{%- else -%}{%- set bucket = \"other\" -%}{%- endif -%}\n{%- set sorted = (sorted.push({\"annotation\": a, \"bucket\": bucket}), sorted) -%}\n{%- endfor -%}\n{%- for color, heading in colorHeading -%}\n{%- for entry in sorted | filterby(\"bucket\", \"startswith\", color) -%}\n{%- set a = entry.annotation -%}\n{%- if loop.first %}\n# {{heading}}\n{%- endif %}\n\n> [!quote]+ {% if a.type == \"image\" %}Image{% else %}Text{% endif %} ([Page {{a.page}}]({{a.desktopURI}}))\n{%- if a.annotatedText %}\n> {{a.annotatedText}} {% if a.hashTags %}{{a.hashTags}}{% endif -%}\n{%- endif %}\n{%- if a.imageRelativePath %}\n> ![[{{a.imageRelativePath}}]]\n{%- endif %}\n{%- if a.ocrText %}\n> {{a.ocrText}}\n{%- endif %}\n{%- if a.comment %}\n> - **{{a.comment}}**\n{%- endif -%}\n{%- endfor -%}\n{%- endfor -%}\n";
+    let link = |p: u32, k: &str| format!("zotero://open-pdf/library/items/K?page={p}&annotation={k}");
+    let note = format!(
+        "# Definitions\n\n> [!quote]+ Text ([Page 1]({}))\n> Tides rise twice a day. #ocean\n\n# Findings\n\n> [!quote]+ Text ([Page 2]({}))\n> - **Check the second gauge.**\n\n> [!quote]+ Text ([Page 3]({}))\n> The mill turns with them. \n> - **why?**\n\n# Methods\n\n> [!quote]+ Image ([Page 4]({}))\n> ![[images/image-4-x10-y20.png]]\n",
+        link(1, "A1"),
+        link(2, "A2"),
+        link(3, "A3"),
+        link(4, "A4")
+    );
+    let doc = read(template, &note);
+    assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate, "{:#?}", doc.diagnostics);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.kind, a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (AnnotationType::Highlight, Some("Tides rise twice a day."), None, Some("#2ea8e5"), Some("1")),
+            (AnnotationType::Note, None, Some("Check the second gauge."), Some("#ffd400"), Some("2")),
+            (
+                AnnotationType::Highlight,
+                Some("The mill turns with them."),
+                Some("why?"),
+                Some("#ffd400"),
+                Some("3")
+            ),
+            (AnnotationType::Image, None, None, Some("#5fb236"), Some("4")),
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
+
+#[test]
+fn a_text_printed_with_nl2br_goes_on_past_a_line_that_ends_with_its_break() {
+    let template = "{% for a in annotations %}\n> [!quote] ([p. {{a.page}}]({{a.desktopURI}}))\n> {{a.annotatedText | nl2br}}\n{%- if a.comment %}\n> → **{{a.comment}}**\n{%- endif %}\n{% endfor %}";
+    let note = "\n> [!quote] ([p. 3](zotero://open-pdf/library/items/K?page=3&annotation=A1))\n> The index is rebuilt nightly,<br />\nwhich leaves new pages unseen.\n> → **stale index**\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        got,
+        [(Some("The index is rebuilt nightly,\nwhich leaves new pages unseen."), Some("stale index"))],
+        "{:#?}",
+        doc.annotations
+    );
+}
