@@ -847,22 +847,40 @@ fn method(target: Val, name: &str, args: &[Val]) -> Val {
 }
 
 /// The facts under which `p`, a value the template computed from the annotation, passes
-/// `filterby(…, cmd, value)`: those shared by every constant it may print that passes (`"red"`
-/// where the colour is `#ff6666`). A branch that prints a field's own value is left out (a
-/// fallback the template takes for colours it does not list).
+/// `filterby(…, cmd, value)`. Where it prints the colour's own name (`colorCategory | lower`,
+/// the fallback for colours a dictionary does not list), the name that passes is the colour;
+/// else the facts shared by every constant it may print that passes (`"red"` where the colour
+/// is `#ff6666`).
 fn facts_where(p: &Pat, cmd: &str, value: &str) -> Vec<Fact> {
-    fn walk(p: &Pat, path: &mut Vec<Fact>, pass: &dyn Fn(&str) -> bool, out: &mut Vec<Vec<Fact>>) {
+    struct Walk<'a> {
+        pass: &'a dyn Fn(&str) -> bool,
+        value: &'a str,
+        constants: Vec<Vec<Fact>>,
+        named: Vec<Vec<Fact>>,
+    }
+    fn walk(p: &Pat, path: &mut Vec<Fact>, w: &mut Walk<'_>) {
         match p {
             Pat::Alt(branches) => {
                 for (facts, b) in branches {
                     let depth = path.len();
                     path.extend(facts.iter().cloned());
-                    walk(b, path, pass, out);
+                    walk(b, path, w);
                     path.truncate(depth);
                 }
             }
-            Pat::Lit(s) if pass(s.trim()) => out.push(path.clone()),
-            Pat::Seq(items) if items.len() == 1 => walk(&items[0], path, pass, out),
+            Pat::Lit(s) if (w.pass)(s.trim()) => w.constants.push(path.clone()),
+            Pat::Slot(slot)
+                if slot.field == Field::ColorCategory
+                    && slot.transforms.iter().all(|t| *t == Transform::Case)
+                    && !w.value.is_empty() =>
+            {
+                let mut name: Vec<char> = w.value.chars().collect();
+                name[0] = name[0].to_ascii_uppercase();
+                let mut facts = path.clone();
+                facts.push(Fact::Is(Field::ColorCategory, name.into_iter().collect()));
+                w.named.push(facts);
+            }
+            Pat::Seq(items) if items.len() == 1 => walk(&items[0], path, w),
             _ => {}
         }
     }
@@ -873,10 +891,15 @@ fn facts_where(p: &Pat, cmd: &str, value: &str) -> Vec<Fact> {
         "=" | "==" | "===" | "is" | "equals" => s == value,
         _ => false,
     };
-    let mut passing = Vec::new();
-    walk(p, &mut Vec::new(), &pass, &mut passing);
-    let Some(first) = passing.first() else { return Vec::new() };
-    first.iter().filter(|f| passing.iter().all(|o| o.contains(f))).cloned().collect()
+    let exact = matches!(cmd, "=" | "==" | "===" | "is" | "equals" | "startswith");
+    let mut w =
+        Walk { pass: &pass, value: if exact { value } else { "" }, constants: Vec::new(), named: Vec::new() };
+    walk(p, &mut Vec::new(), &mut w);
+    if let [named] = w.named.as_slice() {
+        return named.clone();
+    }
+    let Some(first) = w.constants.first() else { return Vec::new() };
+    first.iter().filter(|f| w.constants.iter().all(|o| o.contains(f))).cloned().collect()
 }
 
 /// Whether a value pushed to a list holds the annotation (itself, or in a dictionary).

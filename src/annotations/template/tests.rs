@@ -573,15 +573,16 @@ fn records_pushed_per_annotation_and_filtered_by_a_colour_bucket_are_read_with_t
     // The shape of a widely shared template: each annotation pushed with a bucket named after
     // its colour, then one loop per bucket under its heading. Optional `#tags` after the text, an
     // `ocrText` line that must not take the comment's line, a sticky note (no text) whose
-    // comment line is framed like every comment, an image.
-    let template = "{%- set zoteroColors = {\"#2ea8e5\": \"blue\", \"#ffd400\": \"yellow\", \"#5fb236\": \"green\"} -%}\n{%- set colorHeading = {\"blue\": \"Definitions\", \"yellow\": \"Findings\", \"green\": \"Methods\"} -%}\n{%- set sorted = [] -%}\n{%- for a in annotations -%}\n{%- if a.color in zoteroColors -%}{%- set bucket = zoteroColors[a.color] -%}{%- else -%}{%- set bucket = \"other\" -%}{%- endif -%}\n{%- set sorted = (sorted.push({\"annotation\": a, \"bucket\": bucket}), sorted) -%}\n{%- endfor -%}\n{%- for color, heading in colorHeading -%}\n{%- for entry in sorted | filterby(\"bucket\", \"startswith\", color) -%}\n{%- set a = entry.annotation -%}\n{%- if loop.first %}\n# {{heading}}\n{%- endif %}\n\n> [!quote]+ {% if a.type == \"image\" %}Image{% else %}Text{% endif %} ([Page {{a.page}}]({{a.desktopURI}}))\n{%- if a.annotatedText %}\n> {{a.annotatedText}} {% if a.hashTags %}{{a.hashTags}}{% endif -%}\n{%- endif %}\n{%- if a.imageRelativePath %}\n> ![[{{a.imageRelativePath}}]]\n{%- endif %}\n{%- if a.ocrText %}\n> {{a.ocrText}}\n{%- endif %}\n{%- if a.comment %}\n> - **{{a.comment}}**\n{%- endif -%}\n{%- endfor -%}\n{%- endfor -%}\n";
+    // comment line is framed like every comment, an image, a colour the dictionary leaves out.
+    let template = "{%- set zoteroColors = {\"#2ea8e5\": \"blue\", \"#ffd400\": \"yellow\", \"#5fb236\": \"green\"} -%}\n{%- set colorHeading = {\"blue\": \"Definitions\", \"yellow\": \"Findings\", \"green\": \"Methods\", \"red\": \"Questions\"} -%}\n{%- set sorted = [] -%}\n{%- for a in annotations -%}\n{%- if a.color in zoteroColors -%}{%- set bucket = zoteroColors[a.color] -%}{%- elif a.colorCategory|lower in colorHeading -%}{%- set bucket = a.colorCategory|lower -%}{%- else -%}{%- set bucket = \"other\" -%}{%- endif -%}\n{%- set sorted = (sorted.push({\"annotation\": a, \"bucket\": bucket}), sorted) -%}\n{%- endfor -%}\n{%- for color, heading in colorHeading -%}\n{%- for entry in sorted | filterby(\"bucket\", \"startswith\", color) -%}\n{%- set a = entry.annotation -%}\n{%- if loop.first %}\n# {{heading}}\n{%- endif %}\n\n> [!quote]+ {% if a.type == \"image\" %}Image{% else %}Text{% endif %} ([Page {{a.page}}]({{a.desktopURI}}))\n{%- if a.annotatedText %}\n> {{a.annotatedText}} {% if a.hashTags %}{{a.hashTags}}{% endif -%}\n{%- endif %}\n{%- if a.imageRelativePath %}\n> ![[{{a.imageRelativePath}}]]\n{%- endif %}\n{%- if a.ocrText %}\n> {{a.ocrText}}\n{%- endif %}\n{%- if a.comment %}\n> - **{{a.comment}}**\n{%- endif -%}\n{%- endfor -%}\n{%- endfor -%}\n";
     let link = |p: u32, k: &str| format!("zotero://open-pdf/library/items/K?page={p}&annotation={k}");
     let note = format!(
-        "# Definitions\n\n> [!quote]+ Text ([Page 1]({}))\n> Tides rise twice a day. #ocean\n\n# Findings\n\n> [!quote]+ Text ([Page 2]({}))\n> - **Check the second gauge.**\n\n> [!quote]+ Text ([Page 3]({}))\n> The mill turns with them. \n> - **why?**\n\n# Methods\n\n> [!quote]+ Image ([Page 4]({}))\n> ![[images/image-4-x10-y20.png]]\n",
+        "# Definitions\n\n> [!quote]+ Text ([Page 1]({}))\n> Tides rise twice a day. #ocean\n\n# Findings\n\n> [!quote]+ Text ([Page 2]({}))\n> - **Check the second gauge.**\n\n> [!quote]+ Text ([Page 3]({}))\n> The mill turns with them. \n> - **why?**\n\n# Methods\n\n> [!quote]+ Image ([Page 4]({}))\n> ![[images/image-4-x10-y20.png]]\n\n# Questions\n\n> [!quote]+ Text ([Page 5]({}))\n> Spring tides are higher.\n",
         link(1, "A1"),
         link(2, "A2"),
         link(3, "A3"),
-        link(4, "A4")
+        link(4, "A4"),
+        link(5, "A5")
     );
     let doc = read(template, &note);
     assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate, "{:#?}", doc.diagnostics);
@@ -603,6 +604,8 @@ fn records_pushed_per_annotation_and_filtered_by_a_colour_bucket_are_read_with_t
                 Some("3")
             ),
             (AnnotationType::Image, None, None, Some("#5fb236"), Some("4")),
+            // Red is not in the dictionary: its bucket is its colour's name.
+            (AnnotationType::Highlight, Some("Spring tides are higher."), None, Some("#ff6666"), Some("5")),
         ],
         "{:#?}",
         doc.annotations
