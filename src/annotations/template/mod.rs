@@ -450,6 +450,19 @@ impl Template {
     /// a text that is exactly the comment's line, framed as the template frames the comment, is
     /// the comment.
     fn reframe_comment(&self, body: usize, draft: &mut Draft<'static>) {
+        // `> [p. 2](zotero://open-pdf/…)` taken by the comment's optional line where the
+        // template prints the page link's line after it in the same way (`>\n> {{comment}}`,
+        // then `>\n> [p. {{pageLabel}}]({{desktopURI}})`): a Zotero link alone is the
+        // annotation's link, never the user's words.
+        if let [comment] = draft.comment.as_slice()
+            && let Some((label, target)) = lone_link(comment.trim())
+            && target.starts_with("zotero://")
+        {
+            let (label, target) = (label.to_string(), target.to_string());
+            draft.comment.clear();
+            draft.page = draft.page.take().or_else(|| crate::annotations::text::label_page(&label));
+            draft.link.get_or_insert(target);
+        }
         let [text] = draft.text.as_slice() else { return };
         if !draft.comment.is_empty() || text.contains('\n') {
             return;
@@ -647,6 +660,13 @@ fn bare_paragraphs(
 /// A line with nothing around the field says nothing about where it is.
 fn meta_lines(outer: &Pat) -> Vec<(Field, String, String)> {
     field_lines(outer, false, |f| matches!(f, Field::MetaTitle | Field::MetaAuthors | Field::MetaYear))
+}
+
+/// `[label](target)` when that is all of `s`.
+fn lone_link(s: &str) -> Option<(&str, &str)> {
+    let (label, rest) = s.strip_prefix('[')?.split_once("](")?;
+    let target = rest.strip_suffix(')')?;
+    (!label.contains(']') && !target.contains([' ', ')'])).then_some((label, target))
 }
 
 /// The constant text around the comment on its line in `body`, when there is some on both sides

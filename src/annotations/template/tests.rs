@@ -625,3 +625,26 @@ fn a_text_printed_with_nl2br_goes_on_past_a_line_that_ends_with_its_break() {
         doc.annotations
     );
 }
+
+#[test]
+fn a_lone_zotero_link_on_the_comment_line_is_the_annotation_link_not_a_comment() {
+    // `>` then `> {{comment}}`, then `>` then `> [p. N](link)`: without a comment, the comment's
+    // optional lines take the page link's.
+    let template = "{% for a in annotations %}\n{% if a.type == \"highlight\" %}\n> [!quote]\n{% endif %}\n{% if a.annotatedText %}\n> {{a.annotatedText}}\n{% endif %}\n{% if a.comment %}\n>\n> {{a.comment}}\n{% endif %}\n{% if a.pageLabel %}\n>\n> [p. {{a.pageLabel}}]({{a.desktopURI}})\n{% endif %}\n\n{% endfor %}";
+    let note = "\n\n> [!quote]\n\n\n> Tides rise twice a day.\n\n\n\n>\n> [p. 2](zotero://open-pdf/library/items/K?page=2&annotation=A1)\n\n\n\n> [!quote]\n\n\n> The mill turns with them.\n\n\n>\n> Why?\n\n\n>\n> [p. 3](zotero://open-pdf/library/items/K?page=3&annotation=A2)\n\n\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.page.as_deref(), a.zotero_link.is_some()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("Tides rise twice a day."), None, Some("2"), true),
+            (Some("The mill turns with them."), Some("Why?"), Some("3"), true)
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
