@@ -561,20 +561,30 @@ fn join_repeated_links(annotations: &mut Vec<(usize, Annotation)>, options: &Par
 /// comment), a copy that adds nothing (the note holds the same passage twice) and an image beside
 /// a text stay apart.
 fn join_same_annotation(annotations: &mut Vec<(usize, Annotation)>) {
-    let key = |a: &Annotation| a.zotero_link.as_deref().and_then(annotation_key).map(str::to_string);
+    let mut keys: Vec<Option<String>> = annotations
+        .iter()
+        .map(|(_, a)| a.zotero_link.as_deref().and_then(annotation_key).map(str::to_string))
+        .collect();
+    // Most notes print each key once: nothing to do.
+    let mut sorted: Vec<&str> = keys.iter().flatten().map(String::as_str).collect();
+    sorted.sort_unstable();
+    if !sorted.windows(2).any(|w| w[0] == w[1]) {
+        return;
+    }
     let mut k = 0;
     while k < annotations.len() {
-        let Some(own) = key(&annotations[k].1) else {
+        let Some(own) = keys[k].clone() else {
             k += 1;
             continue;
         };
         let twin = (k + 1..annotations.len())
-            .find(|&j| key(&annotations[j].1).as_deref() == Some(own.as_str()))
+            .find(|&j| keys[j].as_deref() == Some(own.as_str()))
             .filter(|&j| complements(&annotations[k].1, &annotations[j].1));
         let Some(j) = twin else {
             k += 1;
             continue;
         };
+        keys.remove(j);
         let (_, other) = annotations.remove(j);
         let first = &mut annotations[k].1;
         if first.text.is_none() && other.text.is_some() {
