@@ -110,6 +110,9 @@ struct Builder {
     followed: bool,
     /// The branch groups entered whose first content is not printed yet.
     pending: Vec<usize>,
+    /// Per free field of the body being built, the characters its value does not start with
+    /// (see [`lead_marks`]).
+    not_first: Vec<(Field, String)>,
 }
 
 /// A gap the template does not bound.
@@ -527,6 +530,7 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         set: Vec::new(),
         followed: false,
         pending: Vec::new(),
+        not_first: Vec::new(),
     };
     let mut order: Vec<usize> = (0..bodies.len()).collect();
     order.sort_by_key(|&n| anchoring(&bodies[n]));
@@ -538,6 +542,7 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         b.group(Group::Body(n), "");
         b.line_prefix = Some(String::new());
         (b.run, b.line_gap) = (0, None);
+        b.not_first = lead_marks(&bodies[n]);
         b.pat(&bodies[n], true);
         // A body that may end with a field (or with what may be left out after one) ends at the
         // end of a line (a block id may follow), so that the field is not cut short.
@@ -1097,15 +1102,18 @@ impl Builder {
                 // A text or comment never starts with a callout's header or an embed
                 // ([`FREE_START`]).
                 let free = matches!(slot.field, Field::Text | Field::Comment) && !heading;
+                let marks =
+                    self.not_first.iter().find(|(f, _)| *f == slot.field).map_or("", |(_, m)| m.as_str());
+                let start = free_start(marks);
                 let class = match slot.field {
                     _ if leading || !self.followed || !self.set.contains(&slot.field) => {
                         if free {
-                            not_callout(&class)
+                            format!("(?:{start}(?:{class}))??")
                         } else {
                             class
                         }
                     }
-                    _ if free => format!(r"{FREE_START}(?:{class})"),
+                    _ if free => format!(r"{start}(?:{class})"),
                     Field::Image => format!(r"[^\s\]\)|](?:{class})"),
                     _ => class,
                 };
@@ -1322,15 +1330,80 @@ fn constant_len(p: &Pat) -> usize {
     }
 }
 
-/// The first character of a text or comment: no space, and not the start of a callout header
+/// The first character of a text or comment: no space, not the start of a callout header
 /// (`[!note]`, the template's own line of another branch) or of an embed (`![[image.png]]`, an
-/// image annotation's line).
-const FREE_START: &str = r"(?:[^\[\s!]|\[[^!\s]|![^\[\s])";
+/// image annotation's line), and none of `marks`.
+fn free_start(marks: &str) -> String {
+    let marks: String = marks.chars().map(|c| regex::escape(c.encode_utf8(&mut [0u8; 4]))).collect();
+    format!(r"(?:[^\[\s!{marks}]|\[[^!\s]|![^\[\s])")
+}
 
-/// `class`, a text's or comment's characters, where it does not start as [`FREE_START`] says:
-/// empty, or such a first character and the rest (lazily, as `class` is: the empty value first).
-fn not_callout(class: &str) -> String {
-    format!(r"(?:{FREE_START}(?:{class}))??")
+/// Where the template prints the text and the comment on lines that start alike, the comment's
+/// line with a mark of its own (`> {{text}}`, `> – {{comment}}`): the text never starts with that
+/// mark (a sticky note's `> – words` is no text), and the other way round. Only marks that are
+/// punctuation or symbols: a word could start either.
+fn lead_marks(body: &Pat) -> Vec<(Field, String)> {
+    fn walk(p: &Pat, line: &mut Option<String>, out: &mut Vec<(Field, String)>) {
+        match p {
+            Pat::Lit(s) => match s.rfind('\n') {
+                Some(nl) => *line = Some(s[nl + 1..].to_string()),
+                None => {
+                    if let Some(l) = line.as_mut() {
+                        l.push_str(s);
+                    }
+                }
+            },
+            Pat::Slot(slot) => {
+                if let Some(l) = line.take()
+                    && slot.field.is_free_text()
+                {
+                    out.push((slot.field, l));
+                }
+            }
+            Pat::Seq(items) => items.iter().for_each(|i| walk(i, line, out)),
+            Pat::Alt(branches) => {
+                let before = line.clone();
+                for (_, b) in branches {
+                    let mut l = before.clone();
+                    walk(b, &mut l, out);
+                }
+                *line = None;
+            }
+            Pat::Repeat(inner) => {
+                walk(inner, &mut None, out);
+                *line = None;
+            }
+            Pat::Loop(_) => *line = None,
+        }
+    }
+    let mut prefixes = Vec::new();
+    walk(body, &mut Some(String::new()), &mut prefixes);
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: Vec<(Field, String)> = Vec::new();
+    for (field, own) in &prefixes {
+        let own = squeeze(own);
+        for (other, theirs) in &prefixes {
+            if other == field {
+                continue;
+            }
+            let theirs = squeeze(theirs);
+            let Some(extra) = theirs.strip_prefix(own.as_str()) else { continue };
+            let Some(mark) = extra.trim_start().chars().next() else { continue };
+            if mark.is_alphanumeric()
+                || mark == '['
+                || mark == '!'
+                || prefixes.iter().any(|(f, p)| f == field && squeeze(p) == theirs)
+            {
+                continue;
+            }
+            match out.iter_mut().find(|(f, _)| f == field) {
+                Some((_, marks)) if !marks.contains(mark) => marks.push(mark),
+                Some(_) => {}
+                None => out.push((*field, mark.to_string())),
+            }
+        }
+    }
+    out
 }
 
 /// The characters a slot may match.

@@ -703,10 +703,31 @@ fn comment_frames(body: &Pat) -> Vec<(String, String)> {
 /// between constant text: the heading of a group of annotations (`#### Page {{page}}` over a loop
 /// over `annotations | groupby("page")` or `groupby("pageLabel")`), which gives that field to the
 /// annotations under it (the page label as their page: it is the page the note prints).
+/// Only the bodies of loops that hold an annotation loop are group loops: a line like
+/// `page-no:: {{pageLabel}}` printed by a loop of its own over the annotations is no heading.
 fn group_lines(outer: &Pat) -> Vec<(Field, String, String)> {
-    field_lines(outer, true, |f| {
-        matches!(f, Field::Page | Field::PageLabel | Field::Color | Field::ColorCategory | Field::Type)
-    })
+    fn holds_loop(p: &Pat) -> bool {
+        match p {
+            Pat::Loop(_) => true,
+            Pat::Seq(items) => items.iter().any(holds_loop),
+            Pat::Alt(branches) => branches.iter().any(|(_, b)| holds_loop(b)),
+            Pat::Repeat(inner) => holds_loop(inner),
+            Pat::Lit(_) | Pat::Slot(_) => false,
+        }
+    }
+    fn group_bodies<'p>(p: &'p Pat, out: &mut Vec<&'p Pat>) {
+        match p {
+            Pat::Repeat(inner) if holds_loop(inner) => out.push(inner),
+            Pat::Seq(items) => items.iter().for_each(|i| group_bodies(i, out)),
+            Pat::Alt(branches) => branches.iter().for_each(|(_, b)| group_bodies(b, out)),
+            _ => {}
+        }
+    }
+    let mut bodies = Vec::new();
+    group_bodies(outer, &mut bodies);
+    let wanted =
+        |f| matches!(f, Field::Page | Field::PageLabel | Field::Color | Field::ColorCategory | Field::Type);
+    bodies.into_iter().flat_map(|b| field_lines(b, true, wanted)).collect()
 }
 
 /// The lines of `outer` (and of the loops over other lists and the branches in it, with

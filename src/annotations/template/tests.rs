@@ -648,3 +648,34 @@ fn a_lone_zotero_link_on_the_comment_line_is_the_annotation_link_not_a_comment()
         doc.annotations
     );
 }
+
+#[test]
+fn a_sticky_note_on_a_line_marked_as_the_comments_is_no_text() {
+    // `> {{text}} (p. N)` and `> – {{comment}}` start alike; a note (no text) prints only its
+    // `> – ` line, which the text (free to run over lines up to the next `(p. N)`) must not take.
+    let template = "{% for a in annotations %}{% if a.annotatedText %}> {{a.annotatedText}} (p. {{a.page}}){% endif %}\n{% if a.comment %}> – {{a.comment}}{% endif %}\n{% endfor %}";
+    let note = "> Tides rise twice a day. (p. 1)\n> – and fall twice\n\n> – Check the second gauge.\n> The mill turns with them. (p. 4)\n\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            (Some("Tides rise twice a day."), Some("and fall twice")),
+            (None, Some("Check the second gauge.")),
+            (Some("The mill turns with them."), None),
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
+
+#[test]
+fn a_page_line_printed_by_a_loop_of_its_own_is_no_group_heading() {
+    // `page-no:: {{pageLabel}}` of the first annotation, above the list: a note without a page
+    // below it takes its page from its image's name, not from that line.
+    let template = "page-no:: {% for a in annotations %}{% if loop.first %}{{a.pageLabel}}{% endif %}{% endfor %}\n\n## Notes\n{% for a in annotations %}\n> [!quote]\n> {% if a.imageRelativePath %}![[{{a.imageRelativePath}}]]{% endif %}{% if a.annotatedText %}{{a.annotatedText}} (p. {{a.pageLabel}}){% endif %}\n> **Comment:** {{a.comment}}\n{% endfor %}";
+    let note = "page-no:: 2\n\n## Notes\n\n> [!quote]\n> Tides rise twice a day. (p. 2)\n> **Comment:** \n\n> [!quote]\n> ![[images/image-8-x98-y533.png]]\n> **Comment:** Figure 3\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.comment.as_deref(), a.page.as_deref())).collect();
+    assert_eq!(got, [(None, Some("2")), (Some("Figure 3"), Some("8"))], "{:#?}", doc.annotations);
+}
