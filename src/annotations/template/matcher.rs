@@ -1421,11 +1421,11 @@ fn class_of(slot: &Slot, leading: bool) -> String {
         Field::Link => r#"(?:zotero://[^\s\)\]>"]*)?"#.into(),
         Field::Image => r"[^\]\)|\n]*?".into(),
         Field::Id => r"[A-Za-z0-9]*".into(),
-        // `#tag #other`: each starts with its `#` (unless the template takes it out).
+        // `#tag #other`, `#tag, #other`: whole `#` words (unless the template takes the `#` out).
         Field::HashTags
             if !slot.transforms.iter().any(|t| matches!(t, Transform::Replace(..) | Transform::Partial)) =>
         {
-            r"(?:#[^\s#][^\n]*?)?".into()
+            r"(?:#[^\s#,]+(?:[ \t]*,?[ \t]*#[^\s#,]+)*)?".into()
         }
         Field::Date
         | Field::Tags

@@ -679,3 +679,17 @@ fn a_page_line_printed_by_a_loop_of_its_own_is_no_group_heading() {
     let got: Vec<_> = doc.annotations.iter().map(|a| (a.comment.as_deref(), a.page.as_deref())).collect();
     assert_eq!(got, [(None, Some("2")), (Some("Figure 3"), Some("8"))], "{:#?}", doc.annotations);
 }
+
+#[test]
+fn hash_tags_printed_before_the_text_are_whole_tags() {
+    let template = "{% for a in annotations %}\n- {% if a.hashTags %}{{a.hashTags}} {% endif %}{{a.annotatedText}} (p. {{a.page}})\n{% endfor %}";
+    let note = "\n- #method     Tides rise twice a day. (p. 1)\n\n- #multilingual, #to-read The mill turns with them. (p. 2)\n\n- Spring tides are higher. (p. 3)\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| a.text.as_deref().unwrap_or("")).collect();
+    assert_eq!(
+        got,
+        ["Tides rise twice a day.", "The mill turns with them.", "Spring tides are higher."],
+        "{:#?}",
+        doc.annotations
+    );
+}
