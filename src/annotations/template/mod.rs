@@ -252,6 +252,7 @@ impl Template {
             let facts = self.loop_facts(hit.body, hit.start, &marks);
             let mut draft = draft_of(&hit, &facts, text);
             self.reframe_comment(hit.body, &mut draft);
+            callout_colour(&text[hit.start..], &mut draft);
             if let Some((_, of_group)) = groups.iter().rev().find(|(at, _)| *at <= hit.start) {
                 for (field, value) in of_group {
                     let slot = match field {
@@ -660,6 +661,32 @@ fn bare_paragraphs(
 /// A line with nothing around the field says nothing about where it is.
 fn meta_lines(outer: &Pat) -> Vec<(Field, String, String)> {
     field_lines(outer, false, |f| matches!(f, Field::MetaTitle | Field::MetaAuthors | Field::MetaYear))
+}
+
+/// A colour the template printed where its reading gives none (a dictionary lookup with an
+/// `else` that prints a colour's name): the one the iteration's callout header names, as the
+/// built-in rules read it (`> [!annotation-yellow]`, `> [!quote|red]`).
+fn callout_colour(iteration: &str, draft: &mut Draft<'static>) {
+    if draft.color.hex.is_some() || draft.color.name.is_some() {
+        return;
+    }
+    let first = iteration.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let Some(header) = crate::annotations::lines::callout_header(first) else { return };
+    let inner = header.trim_start_matches("[!");
+    let inner = &inner[..inner.find(']').unwrap_or(inner.len())];
+    let (kind, meta) = inner.split_once('|').unwrap_or((inner, ""));
+    let meta = meta.trim();
+    let named = |c: &str| crate::annotations::colors::zotero_hex_of_name(c).is_some();
+    if meta.starts_with('#')
+        && matches!(meta.len(), 4 | 7)
+        && meta[1..].bytes().all(|b| b.is_ascii_hexdigit())
+    {
+        draft.color.hex = Some(meta.to_string());
+    } else if !meta.is_empty() && named(meta) {
+        draft.color.name = Some(meta.to_string());
+    } else if let Some(c) = crate::annotations::general::type_colour(kind) {
+        draft.color.name = Some(c.to_string());
+    }
 }
 
 /// `[label](target)` when that is all of `s`.

@@ -693,3 +693,23 @@ fn hash_tags_printed_before_the_text_are_whole_tags() {
         doc.annotations
     );
 }
+
+#[test]
+fn a_colour_the_callout_type_names_where_the_template_reading_gives_none_is_kept() {
+    // A dictionary lookup whose `else` prints `yellow` for any colour it lacks: where the note
+    // says `yellow`, the callout's own colour word is the colour.
+    let template = "{% set names = {\"#ff6666\": \"red\"} %}{% for a in annotations %}\n> [!annotation-{% if names[a.color].length > 0 %}{{names[a.color]}}{% else %}yellow{% endif %}] Highlight\n> {{a.annotatedText}} (p. {{a.page}})\n{% endfor %}";
+    let note = "\n> [!annotation-yellow] Highlight\n> Tides rise twice a day. (p. 1)\n\n> [!annotation-red] Highlight\n> The mill turns with them. (p. 2)\n";
+    let doc = read(template, note);
+    assert_eq!(doc.template, crate::annotations::TemplateStyle::UserTemplate);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.color_hex.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            (Some("Tides rise twice a day."), Some("#ffd400")),
+            (Some("The mill turns with them."), Some("#ff6666"))
+        ],
+        "{:#?}",
+        doc.annotations
+    );
+}
