@@ -446,10 +446,11 @@ impl Template {
         marks
     }
 
-    /// A sticky note whose comment line the text's optional branch took (`> - **Why?**` where
-    /// the template prints `> {{text}}` then `> - **{{comment}}**`, and the note has no text):
-    /// a text that is exactly the comment's line, framed as the template frames the comment, is
-    /// the comment.
+    /// Lines an optional branch took from the branch after it. A Zotero link alone taken as the
+    /// comment is the annotation's link and page (see below). A sticky note whose comment line
+    /// the text's optional branch took (`> - **Why?**` where the template prints `> {{text}}`
+    /// then `> - **{{comment}}**`, and the note has no text): a text that is exactly the
+    /// comment's line, framed as the template frames the comment, is the comment.
     fn reframe_comment(&self, body: usize, draft: &mut Draft<'static>) {
         // `> [p. 2](zotero://open-pdf/…)` taken by the comment's optional line where the
         // template prints the page link's line after it in the same way (`>\n> {{comment}}`,
