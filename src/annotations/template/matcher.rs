@@ -1343,41 +1343,8 @@ fn free_start(marks: &str) -> String {
 /// mark (a sticky note's `> – words` is no text), and the other way round. Only marks that are
 /// punctuation or symbols: a word could start either.
 fn lead_marks(body: &Pat) -> Vec<(Field, String)> {
-    fn walk(p: &Pat, line: &mut Option<String>, out: &mut Vec<(Field, String)>) {
-        match p {
-            Pat::Lit(s) => match s.rfind('\n') {
-                Some(nl) => *line = Some(s[nl + 1..].to_string()),
-                None => {
-                    if let Some(l) = line.as_mut() {
-                        l.push_str(s);
-                    }
-                }
-            },
-            Pat::Slot(slot) => {
-                if let Some(l) = line.take()
-                    && slot.field.is_free_text()
-                {
-                    out.push((slot.field, l));
-                }
-            }
-            Pat::Seq(items) => items.iter().for_each(|i| walk(i, line, out)),
-            Pat::Alt(branches) => {
-                let before = line.clone();
-                for (_, b) in branches {
-                    let mut l = before.clone();
-                    walk(b, &mut l, out);
-                }
-                *line = None;
-            }
-            Pat::Repeat(inner) => {
-                walk(inner, &mut None, out);
-                *line = None;
-            }
-            Pat::Loop(_) => *line = None,
-        }
-    }
-    let mut prefixes = Vec::new();
-    walk(body, &mut Some(String::new()), &mut prefixes);
+    let prefixes: Vec<(Field, String)> =
+        body.line_prefixes().into_iter().filter(|(f, _)| f.is_free_text()).collect();
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out: Vec<(Field, String)> = Vec::new();
     for (field, own) in &prefixes {

@@ -501,46 +501,20 @@ impl Template {
 /// gives (Comment, `_Note:_`)), when they are a label: punctuation or emphasis around words, not
 /// a quote marker or a list marker alone.
 fn line_labels(bodies: &[Pat]) -> Vec<(Field, String)> {
-    fn walk(p: &Pat, line: &mut Option<String>, out: &mut Vec<(Field, String)>) {
-        match p {
-            Pat::Lit(s) => match s.rfind('\n') {
-                Some(n) => *line = Some(s[n + 1..].to_string()),
-                None => {
-                    if let Some(l) = line {
-                        l.push_str(s);
-                    }
-                }
-            },
-            Pat::Slot(slot) => {
-                let label = line.take().map(|l| l.trim().to_string()).unwrap_or_default();
-                let words = label.chars().any(char::is_alphabetic);
-                let marked = label.chars().any(|c| matches!(c, ':' | '*' | '_'));
-                // `#tags` are tags: one label for both.
-                let field = if slot.field == Field::HashTags { Field::Tags } else { slot.field };
-                if matches!(field, Field::Comment | Field::Tags)
-                    && words
-                    && marked
-                    && !out.iter().any(|(f, l)| *f == field && *l == label)
-                {
-                    out.push((field, label));
-                }
-            }
-            Pat::Seq(items) => items.iter().for_each(|i| walk(i, line, out)),
-            Pat::Alt(branches) => {
-                let before = line.clone();
-                for (_, b) in branches {
-                    let mut l = before.clone();
-                    walk(b, &mut l, out);
-                }
-                *line = None;
-            }
-            Pat::Repeat(inner) => walk(inner, &mut None, out),
-            Pat::Loop(_) => *line = None,
+    let mut out: Vec<(Field, String)> = Vec::new();
+    for (field, line) in bodies.iter().flat_map(Pat::line_prefixes) {
+        let label = line.trim().to_string();
+        let words = label.chars().any(char::is_alphabetic);
+        let marked = label.chars().any(|c| matches!(c, ':' | '*' | '_'));
+        // `#tags` are tags: one label for both.
+        let field = if field == Field::HashTags { Field::Tags } else { field };
+        if matches!(field, Field::Comment | Field::Tags)
+            && words
+            && marked
+            && !out.iter().any(|(f, l)| *f == field && *l == label)
+        {
+            out.push((field, label));
         }
-    }
-    let mut out = Vec::new();
-    for b in bodies {
-        walk(b, &mut Some(String::new()), &mut out);
     }
     out
 }

@@ -192,6 +192,44 @@ impl Pat {
         }
     }
 
+    /// Each slot's field with the constant text printed before it on its line (`> **Note:** ` for
+    /// `> **Note:** {{a.comment}}`), for the slots that only constant text precedes on their
+    /// line, in template order; each branch of an alternative starts from the line as it stood.
+    pub fn line_prefixes(&self) -> Vec<(Field, String)> {
+        fn walk(p: &Pat, line: &mut Option<String>, out: &mut Vec<(Field, String)>) {
+            match p {
+                Pat::Lit(s) => match s.rfind('\n') {
+                    Some(n) => *line = Some(s[n + 1..].to_string()),
+                    None => {
+                        if let Some(l) = line {
+                            l.push_str(s);
+                        }
+                    }
+                },
+                Pat::Slot(slot) => {
+                    if let Some(l) = line.take() {
+                        out.push((slot.field, l));
+                    }
+                }
+                Pat::Seq(items) => items.iter().for_each(|i| walk(i, line, out)),
+                Pat::Alt(branches) => {
+                    for (_, b) in branches {
+                        walk(b, &mut line.clone(), out);
+                    }
+                    *line = None;
+                }
+                Pat::Repeat(inner) => {
+                    walk(inner, &mut None, out);
+                    *line = None;
+                }
+                Pat::Loop(_) => *line = None,
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut Some(String::new()), &mut out);
+        out
+    }
+
     /// Whether a slot for `field` appears.
     pub fn has_field(&self, field: Field) -> bool {
         let mut found = false;
