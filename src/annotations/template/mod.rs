@@ -652,11 +652,8 @@ fn callout_colour(iteration: &str, draft: &mut Draft<'static>) {
     let (kind, meta) = inner.split_once('|').unwrap_or((inner, ""));
     let meta = meta.trim();
     let named = |c: &str| crate::annotations::colors::zotero_hex_of_name(c).is_some();
-    if meta.starts_with('#')
-        && matches!(meta.len(), 4 | 7)
-        && meta[1..].bytes().all(|b| b.is_ascii_hexdigit())
-    {
-        draft.color.hex = Some(meta.to_string());
+    if let Some(hex) = meta.starts_with('#').then(|| crate::annotations::colors::parse_hex(meta)).flatten() {
+        draft.color.hex = Some(hex);
     } else if !meta.is_empty() && named(meta) {
         draft.color.name = Some(meta.to_string());
     } else if let Some(c) = crate::annotations::general::type_colour(kind) {
