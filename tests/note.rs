@@ -133,6 +133,27 @@ mod patch {
         }
     }
 
+    /// A heading whose own name starts with `#` is named exactly; `k` and `## k` still name `# k`.
+    #[test]
+    fn a_heading_named_with_a_hash_is_found_by_its_name() {
+        let text = "# #k\nfirst\n# k\nsecond\n";
+        let add = |target: &str| {
+            let content = Value::String("added".into());
+            patch(
+                text,
+                &Target::Heading(target.into()),
+                Operation::Append,
+                &content,
+                &PatchOptions::default(),
+            )
+            .unwrap()
+            .text
+        };
+        assert_eq!(add("#k"), "# #k\nfirst\nadded\n# k\nsecond\n");
+        assert_eq!(add("k"), "# #k\nfirst\n# k\nsecond\nadded\n");
+        assert_eq!(add("# k"), "# #k\nfirst\n# k\nsecond\nadded\n");
+    }
+
     const NOTE: &str = include_str!("cases/note/tricky.md");
 
     proptest! {

@@ -99,15 +99,18 @@ fn normalize(content: &str, nl: &str) -> String {
 /// heading's path, compared exactly, else as link anchors (case and formatting ignored).
 pub fn find_heading(note: &Note, target: &str, options: &PatchOptions) -> Result<usize, EditError> {
     let parts = split_path(target, options)?;
+    let raw = raw_parts(target, options);
     let paths: Vec<Vec<&str>> = (0..note.headings.len()).map(|i| note.heading_path(i)).collect();
     let full = |i: usize| paths[i].join(&options.delimiter);
-    for exact in [true, false] {
+    // A heading named `#k` is named exactly first; `## k` and `k` then name the heading `k`.
+    for pass in 0..3 {
+        let wanted = if pass == 0 { &raw } else { &parts };
         let matches: Vec<usize> = (0..paths.len())
             .filter(|&i| {
                 let path = &paths[i];
-                path.len() >= parts.len()
-                    && path[path.len() - parts.len()..].iter().zip(&parts).all(|(have, want)| {
-                        if exact { have.trim() == *want } else { anchors_match(have, want) }
+                path.len() >= wanted.len()
+                    && path[path.len() - wanted.len()..].iter().zip(wanted).all(|(have, want)| {
+                        if pass < 2 { have.trim() == *want } else { anchors_match(have, want) }
                     })
             })
             .collect();
@@ -128,13 +131,16 @@ pub fn find_heading(note: &Note, target: &str, options: &PatchOptions) -> Result
     })
 }
 
-fn split_path<'a>(target: &'a str, options: &PatchOptions) -> Result<Vec<&'a str>, EditError> {
+/// The parts of a heading path as given, heading markers kept.
+fn raw_parts<'a>(target: &'a str, options: &PatchOptions) -> Vec<&'a str> {
     let delimiter = if options.delimiter.is_empty() { "::" } else { options.delimiter.as_str() };
-    let parts: Vec<&str> = target
-        .split(delimiter)
-        .map(|p| if options.trim_target { p.trim() } else { p })
-        .map(|p| p.trim_start_matches('#').trim_start())
-        .collect();
+    target.split(delimiter).map(|p| if options.trim_target { p.trim() } else { p }).collect()
+}
+
+/// The parts of a heading path without the heading markers a caller may write (`## Part`).
+fn split_path<'a>(target: &'a str, options: &PatchOptions) -> Result<Vec<&'a str>, EditError> {
+    let parts: Vec<&str> =
+        raw_parts(target, options).into_iter().map(|p| p.trim_start_matches('#').trim_start()).collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(EditError::InvalidTarget {
             target: target.into(),
