@@ -119,7 +119,14 @@ fn label_colour(labels: &[ColorEntry], title: &str) -> Option<String> {
 /// Reads every anchored annotation in `lines`; `labels` are the colour labels of the vault's
 /// templates, which group headings may print.
 /// `heading_colours`: the heading levels the templates print one colour's highlights as.
-pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize, String)]) -> Vec<Found> {
+///
+/// `templated`: the user has templates of their own, whose reading says what a colour code means.
+pub fn read(
+    lines: &Lines<'_>,
+    labels: &[ColorEntry],
+    heading_colours: &[(usize, String)],
+    templated: bool,
+) -> Vec<Found> {
     let mut infos: Vec<Info<'_>> = (0..lines.len()).map(|i| info(lines.get(i))).collect();
     // ZotLit's first notes hold each highlight in a `zotero-annot` code block: its fences are
     // no more than blank lines.
@@ -151,6 +158,7 @@ pub fn read(lines: &Lines<'_>, labels: &[ColorEntry], heading_colours: &[(usize,
         }
     }
     colour_headings(lines, &mut infos, heading_colours);
+    code_characters(&mut infos, !templated);
     let mut skip = skipped(lines, &infos);
     let above = image_comments_above(&infos);
     let labelled = labelled_comments_above(&infos, &skip);
@@ -369,6 +377,47 @@ fn colour_headings(lines: &Lines<'_>, infos: &mut [Info<'_>], heading_colours: &
         info.colour_heading = true;
         let (marker, end) = (heading_marker_len(&info.rest), info.rest.len());
         narrow(&mut info.rest, marker, end);
+    }
+}
+
+/// The colour codes of one widely shared Zotero Integration template and its descendants,
+/// which print one character per colour before a highlight's list item (`- & text [(p. 5)](…)`).
+/// The three public templates of the lineage seen so far never give one character two colours.
+const CODE_CHARACTERS: [(char, &str); 11] = [
+    ('&', "yellow"),
+    ('@', "blue"),
+    ('$', "green"),
+    ('+', "green"),
+    ('!', "red"),
+    ('£', "red"),
+    ('?', "orange"),
+    ('%', "gray"),
+    ('~', "purple"),
+    ('=', "purple"),
+    ('€', "magenta"),
+];
+
+/// `- & text [(p. 5)](…)`: where two or more of a note's annotation list items start with a
+/// colour code, the code is the template's: it is taken off and, when `colours`, gives the colour
+/// when nothing else on the line does (a user's own template says what its codes mean).
+fn code_characters(infos: &mut [Info<'_>], colours: bool) {
+    let code = |info: &Info<'_>| {
+        let item = info.rest.strip_prefix("- ")?;
+        let c = item.chars().next()?;
+        let colour = CODE_CHARACTERS.iter().find(|(k, _)| *k == c)?.1;
+        let after = item[c.len_utf8()..].strip_prefix(' ')?;
+        has_word(after).then_some((colour, after.len()))
+    };
+    if infos.iter().filter(|i| i.anchored() && code(i).is_some()).take(2).count() < 2 {
+        return;
+    }
+    for info in infos.iter_mut().filter(|i| i.anchored()) {
+        let Some((colour, len)) = code(info) else { continue };
+        if colours && info.color.hex.is_none() && info.color.name.is_none() {
+            info.color.name = Some(colour.to_string());
+        }
+        let after = &info.rest[info.rest.len() - len..];
+        info.rest = Cow::Owned(format!("- {after}"));
     }
 }
 
@@ -644,6 +693,8 @@ fn record(
                 _ => t,
             };
             text.push(Cow::Borrowed(t));
+            // `"text" ([Key](zotero://select/…)) comment`: the citation is the quote's.
+            let c = c.map(item_citation_off).filter(|c| !c.is_empty());
             // `“text”，as the user's sentence goes on`: not a comment.
             comment.extend(
                 c.filter(|c| {
@@ -980,6 +1031,15 @@ fn list_marker_off(line: &str) -> &str {
 fn is_list_item(line: &str) -> bool {
     let t = line.trim_start();
     ["- ", "* ", "+ "].iter().any(|m| t.starts_with(m)) || ordered_marker_off(t).is_some()
+}
+
+/// `s` without the citation of the item it starts with (`([Key](zotero://select/…))`).
+fn item_citation_off(s: &str) -> &str {
+    let t = s.trim_start();
+    if !t.starts_with("([") || find_short(t, "](zotero://select/").is_none_or(|m| t[..m].contains(']')) {
+        return s;
+    }
+    matching_paren(t).map_or(s, |end| t[end + 1..].trim_start())
 }
 
 /// `line` without the marker of an ordered list item (`1. `, `2) `) it starts with.

@@ -120,7 +120,7 @@ pub fn is_annotation_note(text: &str, options: &ParseOptions) -> bool {
     }
     // Notes only the general rule reads: each annotation bounded by its Zotero link.
     find(text, "zotero://open-pdf").is_some()
-        && super::general::read(&lines, &options.colour_labels, &heading_colours(options))
+        && super::general::read(&lines, &options.colour_labels, &heading_colours(options), false)
             .iter()
             .any(|f| !f.draft.is_empty())
 }
@@ -708,11 +708,15 @@ fn with_general_rule(lines: &Lines, text: &str, options: &ParseOptions, scan: &m
             return;
         }
     }
-    let general: Vec<(usize, Annotation)> =
-        super::general::read(lines, &options.colour_labels, &heading_colours(options))
-            .into_iter()
-            .map(|f| (f.at, f.draft.finish(options).0))
-            .collect();
+    let general: Vec<(usize, Annotation)> = super::general::read(
+        lines,
+        &options.colour_labels,
+        &heading_colours(options),
+        !options.templates.is_empty(),
+    )
+    .into_iter()
+    .map(|f| (f.at, f.draft.finish(options).0))
+    .collect();
     let score = quality(general.iter().map(|(_, a)| a));
     if score <= 6 * read as i64 {
         scan.finish_drafts(options);
