@@ -60,6 +60,8 @@ struct Info<'a> {
     /// A heading at a level the templates print a colour's highlights as, among annotations
     /// ([`colour_headings`]): an annotation with no link.
     colour_heading: bool,
+    /// A persisted block's end (`%% end annotations %%`): no annotation goes on past it.
+    region_end: bool,
     /// The colour a callout's title names, as a colour label of the templates
     /// (`> [!note] Concepts`): the title is a label, however many words it has.
     title_colour: Option<String>,
@@ -160,7 +162,8 @@ pub fn read(
     colour_headings(lines, &mut infos, heading_colours);
     code_characters(&mut infos, !templated);
     let mut skip = skipped(lines, &infos);
-    let above = image_comments_above(&infos);
+    let mut above = image_comments_above(&infos);
+    above.extend(item_comments_above(lines, &infos));
     let labelled = labelled_comments_above(&infos, &skip);
     for &(_, j) in above.iter().chain(&labelled) {
         skip[j] = true;
@@ -236,6 +239,7 @@ pub fn read(
             }
             if top < n && top > b + 1 && infos[top - 1].blank { top } else { n }
         });
+        let limit = (b + 1..limit).find(|&j| infos[j].region_end).unwrap_or(limit);
         let colour = infos[a].title_colour.as_deref().or(heading_colour.as_deref());
         let (first, mut draft) = record(lines, &infos, &skip, a, b, claimed_until, limit, colour);
         // `###### text [Page 4](…)`: the heading level the template gives the colour.
@@ -252,7 +256,8 @@ pub fn read(
         if let Some(&(_, j)) = above.iter().find(|(n, _)| *n == a)
             && draft.comment.is_empty()
         {
-            draft.comment.push(Cow::Owned(unwrap_emphasis(infos[j].rest.trim()).to_string()));
+            let words = list_marker_off(infos[j].rest.trim()).trim_end_matches([':', '：']).trim_end();
+            draft.comment.push(Cow::Owned(unwrap_emphasis(words).to_string()));
         }
         // A comment printed above its annotation comes first; what the record took after it is
         // the export's own lines (`%% end annotations %%`), if anything.
@@ -459,6 +464,32 @@ fn image_comments_above(infos: &[Info<'_>]) -> Vec<(usize, usize)> {
             && !infos[j].anchored()
             && bold(infos[j].rest.trim())
             && (j == 0 || infos[j - 1].blank)
+        {
+            out.push((n, j));
+        }
+    }
+    out
+}
+
+/// A template that prints a commented annotation as its comment, a bold list item, with the
+/// annotation the one item nested under it (`- **comment**:` then `\t- text [(p. 5)](…)`): each
+/// nested anchor with such an item above it, and the item's line.
+fn item_comments_above(lines: &Lines<'_>, infos: &[Info<'_>]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for j in 0..infos.len().saturating_sub(1) {
+        let n = j + 1;
+        let raw = lines.get(j);
+        let item = raw.strip_prefix("- ").map(|t| t.trim_end().trim_end_matches([':', '：']));
+        let Some(bold) = item.filter(|t| t.len() > 4 && t.starts_with("**") && t.ends_with("**")) else {
+            continue;
+        };
+        let nested = |i: usize| i < infos.len() && infos[i].depth == 0 && is_nested_item(lines.get(i), 0);
+        if infos[j].depth == 0
+            && !infos[j].anchored()
+            && has_word(bold)
+            && nested(n)
+            && infos[n].anchored()
+            && !nested(n + 1)
         {
             out.push((n, j));
         }
@@ -961,7 +992,7 @@ fn split_inline(rest: &str) -> (&str, Option<&str>) {
             && let Some(end) = body.rfind(close)
         {
             let after = body[end + close.len_utf8()..].trim();
-            let after = strip_label(after.trim_start_matches(['-', '–', '—', ':', ' ']));
+            let after = strip_label(after.trim_start_matches(['-', '–', '—', ':', '|', ' ']));
             return (&body[..end], (!after.is_empty()).then_some(after));
         }
     }
@@ -1178,8 +1209,14 @@ fn info(raw: &str) -> Info<'_> {
     // `&gt; "text"`: a quote marker a conversion escaped, no part of the line.
     let inner = if depth == 0 { inner.strip_prefix("&gt; ").unwrap_or(inner) } else { inner };
     // `<!-- ZF_ANNO_BEG_KEY -->`: an HTML comment alone on its line is hidden, as a blank line is.
-    let hidden = inner.starts_with("<!--") && inner.ends_with("-->") && !inner[4..].contains("<!--");
+    // So is an Obsidian comment (`%% end annotations %%`).
+    let hidden = inner.starts_with("<!--") && inner.ends_with("-->") && !inner[4..].contains("<!--")
+        || inner.len() >= 4
+            && inner.starts_with("%%")
+            && inner.ends_with("%%")
+            && !inner[2..inner.len() - 2].contains("%%");
     let mut info = Info { depth, blank: inner.is_empty() || hidden, ..Info::default() };
+    info.region_end = hidden && inner.starts_with("%% end ");
     if info.blank {
         return info;
     }
@@ -1805,15 +1842,17 @@ fn inside_quote(before: &str) -> bool {
 /// line that is only `Yellow Highlight`): read and removed. Words inside the text are left.
 fn take_words(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
     let t = rest.trim();
-    let (keep, tail) = match t.chars().next() {
+    // `- "text" | Highlight`: a list item's quote.
+    let quote = t.strip_prefix("- ").unwrap_or(t);
+    let (keep, tail) = match quote.chars().next() {
         Some(open @ ('“' | '"' | '«')) if !info.callout => {
             let close = match open {
                 '“' => '”',
                 '«' => '»',
                 _ => '"',
             };
-            match t[open.len_utf8()..].rfind(close) {
-                Some(end) => t.split_at(open.len_utf8() + end + close.len_utf8()),
+            match quote[open.len_utf8()..].rfind(close) {
+                Some(end) => t.split_at(t.len() - quote.len() + open.len_utf8() + end + close.len_utf8()),
                 None => return,
             }
         }
@@ -1850,7 +1889,7 @@ fn take_words(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
             kept.push(w);
         }
     }
-    if !removed && (keep.is_empty() || tail.is_empty()) {
+    if !removed {
         // The line as it was, trimmed.
         let start = offset_in(rest, t);
         narrow(rest, start, start + t.len());
