@@ -41,6 +41,9 @@ pub struct Matcher {
     open_start: Vec<bool>,
     /// The characters an iteration can start with (of the bodies that start with constant text).
     leads: Vec<char>,
+    /// Each body's constant first words when they are distinctive enough to mark where an
+    /// iteration starts on their own (`#### anno `), without a Zotero link or an image.
+    heads: Vec<String>,
     /// Whether an iteration can follow the one before it on the same line (not every body is
     /// sure to start with a line break).
     may_glue: bool,
@@ -158,7 +161,8 @@ impl Matcher {
         leads.sort_unstable();
         leads.dedup();
         let may_glue = !bodies.iter().all(|b| starts(b) == Edge::Break);
-        Ok(Matcher { tiers, open_end, open_start, leads, may_glue })
+        let heads = trimmed.iter().filter_map(head).collect();
+        Ok(Matcher { tiers, open_end, open_start, leads, heads, may_glue })
     }
 
     /// Every iteration in `text[from..to]`, in order; lines between two iterations go to the
@@ -293,6 +297,23 @@ impl Matcher {
         let (tier, caps) = found;
         let whole = caps.get(0)?;
         let hay = &hay[..limit];
+        // A line inside a free field that starts a whole iteration with the body's distinctive
+        // first words (`#### anno 2`): the field took the next iteration.
+        if !self.heads.is_empty() {
+            let inner = tier.groups.iter().enumerate().filter_map(|(i, g)| match g {
+                Some(Group::Slot(slot, _, _)) if !slot.field.is_narrow() => caps.get(i),
+                _ => None,
+            });
+            let headed = inner
+                .flat_map(|m| {
+                    hay[m.start()..m.end()].match_indices('\n').map(move |(i, _)| m.start() + i + 1)
+                })
+                .filter(|&at| at > whole.start() && self.headed_at(hay, at))
+                .min();
+            if headed.is_some() {
+                return headed;
+            }
+        }
         // Two `if` blocks one after the other whose conditions exclude each other
         // (`{% if a.type == "highlight" %}…{% endif %}{% if a.type == "note" %}…`): one
         // annotation takes one of them, and the second starts the next iteration.
@@ -390,6 +411,19 @@ impl Matcher {
     fn glued_at<'h>(&self, hay: &'h str, at: usize) -> Option<(&Tier, regex::Captures<'h>)> {
         let (tier, regex) = self.glued_tier(hay, at)?;
         regex.captures(&hay[at..]).map(|caps| (tier, caps))
+    }
+
+    /// Whether a whole iteration starts at the line start `at` with a body's distinctive first
+    /// words ([`head`]).
+    fn headed_at(&self, hay: &str, at: usize) -> bool {
+        let line = hay[at..].trim_start_matches([' ', '\t']);
+        self.heads.iter().any(|h| line.starts_with(h.as_str()))
+            && self.tiers.iter().any(|tier| {
+                tier.glued
+                    .get_or_init(|| glued(tier.regex.as_str()))
+                    .as_ref()
+                    .is_some_and(|r| r.is_match(&hay[at..]))
+            })
     }
 
     /// The tier (and its glued pattern) of an iteration that starts exactly at `at` and carries a
@@ -508,6 +542,23 @@ fn first_chars(p: &Pat) -> Option<Vec<char>> {
             Some(out)
         }
     }
+}
+
+/// A body's constant first words, up to its first field or line break, when they hold at least
+/// three letters or digits and start with something other than a letter (`#### anno `, `**Note
+/// **`): words no annotation's own lines are likely to start with.
+fn head(p: &Pat) -> Option<String> {
+    let first = match p {
+        Pat::Lit(s) => s,
+        Pat::Seq(items) => match items.first()? {
+            Pat::Lit(s) => s,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let line = first.trim_start().split('\n').next()?;
+    let letters = line.chars().filter(|c| c.is_alphanumeric()).count();
+    (letters >= 3 && !line.starts_with(char::is_alphanumeric)).then(|| line.to_string())
 }
 
 /// Whether a hit read any text, comment or image: one that did not is the template's decoration
@@ -1307,8 +1358,13 @@ pub(super) fn by_specificity<T>(branches: &[(T, Pat)]) -> Vec<&(T, Pat)> {
     ordered
 }
 
-/// Whether every field `p` prints is one the annotation does not give (and it prints one).
+/// Whether every field `p` prints is one the annotation does not give (and it prints one). The
+/// loop that ends a body (`{% for t in annotation.tags %}- #{{t.tag}}\n{% endfor %}`, read as
+/// `(X\n)* X` by [`trim_side`]) prints the annotation's own list: it is tried before nothing.
 fn only_unknown(p: &Pat) -> bool {
+    if matches!(p, Pat::Seq(items) if matches!(items.first(), Some(Pat::Repeat(_)))) {
+        return false;
+    }
     let (mut unknown, mut known) = (false, false);
     p.visit_slots(&mut |slot| {
         if slot.field == Field::Other {

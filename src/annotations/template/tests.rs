@@ -713,3 +713,24 @@ fn a_colour_the_callout_type_names_where_the_template_reading_gives_none_is_kept
         doc.annotations
     );
 }
+
+#[test]
+fn a_heading_of_its_own_marks_an_iteration_that_prints_no_link() {
+    // No whitespace control, no link: the optional comment must not run on into the next
+    // iteration, whose `#### note N` heading starts it; the tags loop ends each iteration.
+    let template = "{% for annotation in annotations %}\n#### note {{loop.index}}\n{% if annotation.annotatedText %}\n{{annotation.annotatedText}}\n{% endif %}\n{% if annotation.comment %}\n{{annotation.comment}}\n{% endif %}\n\n##### details\n- page {{annotation.page}}\n- color: {{annotation.color}}\n- tags {% for tag in annotation.tags %}\n\t- #topic/{{tag.tag}} {% endfor %}\n\n{% endfor %}";
+    let note = "\n#### note 1\n\nRivers carry silt to the sea.\n\n\n\n##### details\n- page 2\n- color: #ffd400\n- tags \n\t- #topic/rivers \n\n\n#### note 2\n\nDeltas grow at the mouth.\n\n\nworth a diagram\n\n\n##### details\n- page 3\n- color: #ff6666\n- tags \n\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("Rivers carry silt to the sea."), None, Some("#ffd400"), Some("2")),
+            (Some("Deltas grow at the mouth."), Some("worth a diagram"), Some("#ff6666"), Some("3")),
+        ]
+    );
+}
