@@ -387,7 +387,8 @@ fn colour_headings(lines: &Lines<'_>, infos: &mut [Info<'_>], heading_colours: &
 
 /// The colour codes of one widely shared Zotero Integration template and its descendants,
 /// which print one character per colour before a highlight's list item (`- & text [(p. 5)](…)`).
-/// The three public templates of the lineage seen so far never give one character two colours.
+/// The four public templates of the lineage seen so far (`calloutCharacter`, `codeChar`,
+/// `colorToType` macros and tables) never give one character two colours.
 const CODE_CHARACTERS: [(char, &str); 11] = [
     ('&', "yellow"),
     ('@', "blue"),
