@@ -727,11 +727,15 @@ fn record(
             text.push(Cow::Borrowed(t));
             // `"text" ([Key](zotero://select/…)) comment`: the citation is the quote's.
             let c = c.map(item_citation_off).filter(|c| !c.is_empty());
-            // `“text”，as the user's sentence goes on`: not a comment.
+            // `“text”，as the user's sentence goes on`: not a comment. Nor after Zotero's
+            // citation pasted into the user's prose (`“text” ([A, 2025, p. 5](…)) ([pdf](…))：words`):
+            // Zotero prints a comment after a space, and it does not start with a clause's
+            // punctuation.
+            let clause = |ch: char| ",.;:，。；：、".contains(ch);
             comment.extend(
                 c.filter(|c| {
-                    !(go_to
-                        && c.starts_with(|ch: char| ch.is_ascii_punctuation() || "，。；：、".contains(ch)))
+                    !(go_to && c.starts_with(|ch: char| ch.is_ascii_punctuation() || clause(ch))
+                        || infos[a].cited && c.starts_with(clause))
                 })
                 .map(Cow::Borrowed),
             );
