@@ -472,15 +472,15 @@ fn image_comments_above(infos: &[Info<'_>]) -> Vec<(usize, usize)> {
     out
 }
 
-/// A template that prints a commented annotation as its comment, a bold list item, with the
-/// annotation the one item nested under it (`- **comment**:` then `\t- text [(p. 5)](…)`): each
-/// nested anchor with such an item above it, and the item's line.
+/// A template that prints a commented annotation as its comment, a bold list item ending with a
+/// colon, with the annotation the one item nested under it (`- **comment**:` then
+/// `\t- text [(p. 5)](…)`): each nested anchor with such an item above it, and the item's line.
 fn item_comments_above(lines: &Lines<'_>, infos: &[Info<'_>]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for j in 0..infos.len().saturating_sub(1) {
         let n = j + 1;
         let raw = lines.get(j);
-        let item = raw.strip_prefix("- ").map(|t| t.trim_end().trim_end_matches([':', '：']));
+        let item = raw.strip_prefix("- ").and_then(|t| t.trim_end().strip_suffix([':', '：']));
         let Some(bold) = item.filter(|t| t.len() > 4 && t.starts_with("**") && t.ends_with("**")) else {
             continue;
         };
