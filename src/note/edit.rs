@@ -96,7 +96,8 @@ fn normalize(content: &str, nl: &str) -> String {
 }
 
 /// The index of the heading `target` names: a path whose parts are the last parts of a
-/// heading's path, compared exactly, else as link anchors (case and formatting ignored).
+/// heading's path, compared exactly as given, then without the heading markers a caller may
+/// write (`## Part`), then as link anchors (case and formatting ignored).
 pub fn find_heading(note: &Note, target: &str, options: &PatchOptions) -> Result<usize, EditError> {
     let parts = split_path(target, options)?;
     let raw = raw_parts(target, options);

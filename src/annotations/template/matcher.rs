@@ -545,8 +545,8 @@ fn first_chars(p: &Pat) -> Option<Vec<char>> {
 }
 
 /// A body's constant first words, up to its first field or line break, when they hold at least
-/// three letters or digits and start with something other than a letter (`#### anno `, `**Note
-/// **`): words no annotation's own lines are likely to start with.
+/// three letters or digits and start with something other than a letter (`#### anno `,
+/// `> [!quote`): words no annotation's own lines are likely to start with.
 fn head(p: &Pat) -> Option<String> {
     let first = match p {
         Pat::Lit(s) => s,
