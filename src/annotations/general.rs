@@ -1214,12 +1214,14 @@ fn info(raw: &str) -> Info<'_> {
     // `&gt; "text"`: a quote marker a conversion escaped, no part of the line.
     let inner = if depth == 0 { inner.strip_prefix("&gt; ").unwrap_or(inner) } else { inner };
     // `<!-- ZF_ANNO_BEG_KEY -->`: an HTML comment alone on its line is hidden, as a blank line is.
-    // So is an Obsidian comment (`%% end annotations %%`).
+    // So is an Obsidian comment (`%% end annotations %%`), and a line that is only a plugin's
+    // inline field or query (Meta Bind's `` `BUTTON[update]` ``, Dataview's `` `= this.year` ``).
     let hidden = inner.starts_with("<!--") && inner.ends_with("-->") && !inner[4..].contains("<!--")
         || inner.len() >= 4
             && inner.starts_with("%%")
             && inner.ends_with("%%")
-            && !inner[2..inner.len() - 2].contains("%%");
+            && !inner[2..inner.len() - 2].contains("%%")
+        || plugin_code(inner);
     let mut info = Info { depth, blank: inner.is_empty() || hidden, ..Info::default() };
     info.region_end = hidden && inner.starts_with("%% end ");
     if info.blank {
@@ -1357,6 +1359,16 @@ fn info(raw: &str) -> Info<'_> {
     }
     info.rest = rest;
     info
+}
+
+/// A line that is one inline code span a plugin renders: Meta Bind's `` `BUTTON[…]` ``,
+/// `` `INPUT[…]` ``, `` `VIEW[…]` ``, or Dataview's inline query `` `= …` `` / `` `$= …` ``.
+fn plugin_code(line: &str) -> bool {
+    let Some(code) = line.strip_prefix('`').and_then(|l| l.strip_suffix('`')) else { return false };
+    !code.contains('`')
+        && (["BUTTON[", "INPUT[", "VIEW["].iter().any(|p| code.starts_with(p)) && code.ends_with(']')
+            || code.starts_with("= ")
+            || code.starts_with("$= "))
 }
 
 /// The length of the heading marker (`###### `) that starts `line`.
