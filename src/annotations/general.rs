@@ -449,6 +449,11 @@ fn drop_copies(found: &mut Vec<Found>) {
     found.retain(|f| !f.copy || key(f).is_none_or(|k| !listed.contains(&k)));
 }
 
+/// Whether `t` is one bold run (`**words**`).
+fn all_bold(t: &str) -> bool {
+    t.len() > 4 && t.starts_with("**") && t.ends_with("**")
+}
+
 /// BibNotes prints an image annotation's comment above the image, as a quoted bold paragraph of
 /// its own (`>  **comment**`, a blank line, then `![](…image.png)[ ](zotero://…)`): each image
 /// anchor with such a paragraph above it, and the paragraph's line.
@@ -456,14 +461,13 @@ fn image_comments_above(infos: &[Info<'_>]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for n in 2..infos.len() {
         let (image, j) = (&infos[n], n - 2);
-        let bold = |t: &str| t.len() > 4 && t.starts_with("**") && t.ends_with("**");
         if image.image.is_some()
             && image.link.is_some()
             && !has_word(&image.rest)
             && infos[n - 1].blank
             && infos[j].depth >= 1
             && !infos[j].anchored()
-            && bold(infos[j].rest.trim())
+            && all_bold(infos[j].rest.trim())
             && (j == 0 || infos[j - 1].blank)
         {
             out.push((n, j));
@@ -481,7 +485,7 @@ fn item_comments_above(lines: &Lines<'_>, infos: &[Info<'_>]) -> Vec<(usize, usi
         let n = j + 1;
         let raw = lines.get(j);
         let item = raw.strip_prefix("- ").and_then(|t| t.trim_end().strip_suffix([':', '：']));
-        let Some(bold) = item.filter(|t| t.len() > 4 && t.starts_with("**") && t.ends_with("**")) else {
+        let Some(bold) = item.filter(|t| all_bold(t)) else {
             continue;
         };
         let nested = |i: usize| i < infos.len() && infos[i].depth == 0 && is_nested_item(lines.get(i), 0);

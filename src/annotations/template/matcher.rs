@@ -60,6 +60,13 @@ struct Tier {
     groups: Vec<Option<Group>>,
 }
 
+impl Tier {
+    /// The expression held to start where it is run (the `glued` field), built the first time.
+    fn glued(&self) -> Option<&Regex> {
+        self.glued.get_or_init(|| glued(self.regex.as_str())).as_ref()
+    }
+}
+
 /// One field read from a match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capture {
@@ -418,12 +425,7 @@ impl Matcher {
     fn headed_at(&self, hay: &str, at: usize) -> bool {
         let line = hay[at..].trim_start_matches([' ', '\t']);
         self.heads.iter().any(|h| line.starts_with(h.as_str()))
-            && self.tiers.iter().any(|tier| {
-                tier.glued
-                    .get_or_init(|| glued(tier.regex.as_str()))
-                    .as_ref()
-                    .is_some_and(|r| r.is_match(&hay[at..]))
-            })
+            && self.tiers.iter().any(|tier| tier.glued().is_some_and(|r| r.is_match(&hay[at..])))
     }
 
     /// The tier (and its glued pattern) of an iteration that starts exactly at `at` and carries a
@@ -433,7 +435,7 @@ impl Matcher {
             return None;
         }
         self.tiers.iter().find_map(|tier| {
-            let regex = tier.glued.get_or_init(|| glued(tier.regex.as_str())).as_ref()?;
+            let regex = tier.glued()?;
             let found = regex.find(&hay[at..])?.as_str();
             // Glued means on the same line: a match that starts with a line break is an iteration
             // of the next line, which the line-anchored search reads with its own indent.
