@@ -51,7 +51,9 @@ fn is_blank_or_comment(line: &str) -> bool {
 fn split_key(line: &str) -> Option<(&str, &str)> {
     let colon = line.find(':')?;
     let (key, rest) = (&line[..colon], &line[colon + 1..]);
-    if !(rest.is_empty() || rest.starts_with(' ')) || !is_plain_word(key) || key.ends_with(' ') {
+    // Zotero's own fields (`$version`, `$itemKey`): a `$` before a word is plain text in YAML.
+    let word = key.strip_prefix('$').unwrap_or(key);
+    if !(rest.is_empty() || rest.starts_with(' ')) || !is_plain_word(word) || key.ends_with(' ') {
         return None;
     }
     if key.contains([',', '[', ']', '{', '}']) || key.contains(" #") {
@@ -215,6 +217,7 @@ mod tests {
             "tags:\n  - a\n  - 'b c'\n  - \"[[Link]]\"\nup: \"[[Home]]\"\n",
             "tags:\n- a\n- b\nempty:\nyear: 2024\ncreated: 2024-01-15\n# a comment\n\nlast: x\n",
             "zotero-key: 5EVNH2TP\ndoi: 10.48550/arXiv.2403.01234\nimport-date: 2024-04-02T08:41:55.000Z\n",
+            "$version: 812\n$libraryID: 1\n$itemKey: 7TQ2M4ZA\n",
             "tags: []\nname: 'quoted: colon'\nurl: https://example.org/a?b=c\r\nlist: [\"a, b\", c]\n",
             "",
             "# only a comment\n",
@@ -258,6 +261,8 @@ mod tests {
             "- a\n",
             "x:\ta\n",
             "x: ${HOME}\n",
+            "${HOME}: a\n",
+            "$$x: a\n",
             "\"quoted key\": a\n",
             "key:value\n",
             "  indented: a\n",
@@ -308,6 +313,8 @@ mod tests {
             Just("12abc".to_string()),
             Just("3 mice".to_string()),
             Just("1$x".to_string()),
+            Just("$version".to_string()),
+            Just("${x}".to_string()),
             Just("x-".to_string()),
             Just("".to_string()),
             "[a-zA-Zé0-9 :#,'\"\\[\\]{}&*!|>%@`~_.-]{0,12}",
