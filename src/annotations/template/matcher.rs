@@ -158,11 +158,15 @@ impl Matcher {
         let open_end = trimmed.iter().map(ends_in_free_text).collect();
         let open_start = trimmed.iter().map(starts_with_comment).collect();
         let mut tiers: Vec<Tier> = Vec::new();
+        let mut last: Option<String> = None;
         for strict in [true, false] {
-            let tier = tier(&trimmed, strict)?;
-            if tiers.first().is_none_or(|t| t.regex.as_str() != tier.regex.as_str()) {
-                tiers.push(tier);
+            let (source, groups) = expression(&trimmed, strict);
+            // Most templates have no branch the strict tier leaves out: one expression, built once.
+            if last.as_ref() == Some(&source) {
+                continue;
             }
+            tiers.push(Tier { regex: compile(&source)?, glued: std::sync::OnceLock::new(), groups });
+            last = Some(source);
         }
         let mut leads: Vec<char> = trimmed.iter().filter_map(first_chars).flatten().collect();
         leads.sort_unstable();
@@ -571,8 +575,9 @@ fn has_content(hit: &Hit) -> bool {
         .any(|c| matches!(c.field, Field::Text | Field::Comment | Field::Image) && !c.value.is_empty())
 }
 
-/// One expression over every loop body, strict or not.
-fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
+/// The expression of the loop bodies (strict: see [`Matcher::tiers`]) and the meaning of each of
+/// its capture groups.
+fn expression(bodies: &[Pat], strict: bool) -> (String, Vec<Option<Group>>) {
     let mut b = Builder {
         out: String::from("(?m)"),
         groups: vec![None],
@@ -604,12 +609,15 @@ fn tier(bodies: &[Pat], strict: bool) -> Result<Tier, BuildError> {
         }
         b.out.push(')');
     }
-    let regex = RegexBuilder::new(&b.out)
+    (b.out, b.groups)
+}
+
+fn compile(source: &str) -> Result<Regex, BuildError> {
+    RegexBuilder::new(source)
         .size_limit(64 << 20)
         .dfa_size_limit(16 << 20)
         .build()
-        .map_err(|e| BuildError(format!("the annotation loop is too large to match ({e})")))?;
-    Ok(Tier { regex, glued: std::sync::OnceLock::new(), groups: b.groups })
+        .map_err(|e| BuildError(format!("the annotation loop is too large to match ({e})")))
 }
 
 fn next_char(text: &str, at: usize) -> usize {
