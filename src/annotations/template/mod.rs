@@ -218,7 +218,8 @@ impl Template {
 
     /// Every annotation the template's loops printed in `text[from..]`, in order.
     pub fn read(&self, text: &str, from: usize) -> Vec<Found> {
-        let header_lines: Vec<&str> = self.headers.iter().flatten().map(String::as_str).collect();
+        let header_lines: std::collections::HashSet<&str> =
+            self.headers.iter().flatten().map(String::as_str).collect();
         let stop = |line: &str| {
             let t = line.trim();
             t.starts_with('#') && t[t.bytes().take_while(|&b| b == b'#').count()..].starts_with(' ')
@@ -226,7 +227,7 @@ impl Template {
                 || matches!(t, "---" | "***" | "___")
                 // A callout the template prints after the loop (`> [!context]-`).
                 || t.starts_with("> [!") || t.starts_with(">[!")
-                || header_lines.contains(&t)
+                || header_lines.contains(t)
         };
         // Block ids the user added at line ends (` ^e9d974`) are not the template's: read as
         // spaces, unless the template prints carets itself (`^{{annotation.id}}`).
@@ -366,17 +367,27 @@ impl Template {
     /// lines (text above it, such as a table of related items or the user's own notes, is not
     /// theirs); `from` when the note has none of them.
     pub fn region_start(&self, text: &str, from: usize) -> usize {
+        // One pass over the note: where each line the template prints first stands (a template
+        // with a loop per colour category has dozens of header lines).
+        let wanted: std::collections::HashSet<&str> =
+            self.headers.iter().flatten().chain(self.anchors.iter().flatten()).map(String::as_str).collect();
+        if wanted.is_empty() {
+            return from;
+        }
+        let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut pos = from;
+        for l in text[from..].split_inclusive('\n') {
+            let t = l.trim();
+            if wanted.contains(t) {
+                first.entry(t).or_insert(pos);
+            }
+            pos += l.len();
+        }
+        let at = |line: &String| first.get(line.as_str()).copied();
         // Per loop, the nearest of its anchor lines the note still has (a user who edited a
         // template line since, such as a legend table's last row, leaves the ones above it).
-        let anchored =
-            self.anchors.iter().filter_map(|lines| lines.iter().find_map(|l| line_start(text, from, l)));
-        self.headers
-            .iter()
-            .flatten()
-            .filter_map(|line| line_start(text, from, line))
-            .chain(anchored)
-            .min()
-            .unwrap_or(from)
+        let anchored = self.anchors.iter().filter_map(|lines| lines.iter().find_map(at));
+        self.headers.iter().flatten().filter_map(at).chain(anchored).min().unwrap_or(from)
     }
 
     /// The title, authors and year the template's metadata lines print in `text[from..to]`
@@ -407,10 +418,16 @@ impl Template {
         if self.headers.iter().all(Option::is_none) {
             return marks;
         }
+        // Each header line's first loop (loops of one colour group share their header).
+        let mut loop_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (n, header) in self.headers.iter().enumerate() {
+            if let Some(h) = header {
+                loop_of.entry(h.as_str()).or_insert(n);
+            }
+        }
         let mut pos = from;
         for line in text[from..].split_inclusive('\n') {
-            let t = line.trim();
-            if let Some(n) = self.headers.iter().position(|h| h.as_deref() == Some(t)) {
+            if let Some(&n) = loop_of.get(line.trim()) {
                 marks.push((pos, n));
             }
             pos += line.len();
@@ -997,18 +1014,6 @@ fn is_decoration(span: &str) -> bool {
 
 /// How many of the constant lines printed before a loop may mark where its output starts.
 const ANCHOR_LINES: usize = 4;
-
-/// Where the first line of `text[from..]` equal to `line` (trimmed) starts.
-fn line_start(text: &str, from: usize, line: &str) -> Option<usize> {
-    let mut pos = from;
-    for l in text[from..].split_inclusive('\n') {
-        if l.trim() == line {
-            return Some(pos);
-        }
-        pos += l.len();
-    }
-    None
-}
 
 /// Where the image of an iteration that also read a highlight's text starts, when it comes after
 /// every other field: Zotero's highlights hold no image and its image annotations no text, so these
