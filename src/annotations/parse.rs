@@ -375,9 +375,13 @@ fn with_templates(
             && a.image_path.is_none()
             && a.text.as_deref().is_some_and(|t| template.prints_constant(t))
     };
-    let builtin =
-        quality(scan.annotations.iter().filter(|(at, a)| *at >= region && !decoration(a)).map(|(_, a)| a));
-    if found.is_empty() || score < builtin || !wrote_it {
+    let rivals = || scan.annotations.iter().filter(|(at, a)| *at >= region && !decoration(a)).map(|(_, a)| a);
+    let builtin = quality(rivals());
+    // The template is the user's own: as many clean annotations as the built-in rules read is
+    // enough, whatever colours and pages the built-in rules add besides (they read some where
+    // the template prints none, a sticky note's).
+    let worse = score < builtin && clean(found.iter().map(|f| &f.2)) < clean(rivals());
+    if found.is_empty() || worse || !wrote_it {
         if !scan.annotations.is_empty() {
             diagnostics.push(Diagnostic::info(
                 0,
@@ -731,6 +735,11 @@ fn with_general_rule(lines: &Lines, text: &str, options: &ParseOptions, scan: &m
 /// The heading levels the user's templates print one colour's highlights as.
 fn heading_colours(options: &ParseOptions) -> Vec<(usize, String)> {
     options.templates.iter().flat_map(|t| t.heading_colours().iter().cloned()).collect()
+}
+
+/// The clean annotations of a reading less those that kept export markup ([`quality`]).
+fn clean<'a>(annotations: impl Iterator<Item = &'a Annotation>) -> i64 {
+    annotations.map(|a| if quality(std::iter::once(a)) > 0 { 1 } else { -1 }).sum()
 }
 
 /// How well a reading explains a note, in quarter points: an annotation counts four, one whose

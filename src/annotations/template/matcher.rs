@@ -56,6 +56,10 @@ struct Tier {
     /// for an iteration printed right after the last one on the same line, when the template's
     /// `{%- endfor %}` ate the line break. Built the first time it is needed.
     glued: std::sync::OnceLock<Option<Regex>>,
+    /// The same expression held to start where it is run and to end at the end of what it is
+    /// run on: an iteration read again whole, with the lines after it it took ([`extend`]).
+    /// Built the first time it is needed.
+    whole: std::sync::OnceLock<Option<Regex>>,
     /// Capture group index → meaning (index 0 unused).
     groups: Vec<Option<Group>>,
 }
@@ -64,6 +68,34 @@ impl Tier {
     /// The expression held to start where it is run (the `glued` field), built the first time.
     fn glued(&self) -> Option<&Regex> {
         self.glued.get_or_init(|| glued(self.regex.as_str())).as_ref()
+    }
+
+    /// The expression held to the whole of what it is run on (the `whole` field).
+    fn whole(&self) -> Option<&Regex> {
+        self.whole
+            .get_or_init(|| {
+                let source = self.regex.as_str().replace("(?:^[ \\t]*", "(?:\\A[ \\t]*");
+                compile(&format!("(?:{source})\\s*\\z")).ok()
+            })
+            .as_ref()
+    }
+
+    /// The iteration a match of this tier's expression (or of one derived from it) read, its
+    /// groups relative to `offset`.
+    fn hit(&self, caps: &regex::Captures<'_>, offset: usize) -> Hit {
+        let whole = caps.get(0).map_or((offset, offset), |m| (offset + m.start(), offset + m.end()));
+        let mut hit = Hit { start: whole.0, end: whole.1, body: 0, captures: Vec::new(), facts: Vec::new() };
+        for (i, group) in self.groups.iter().enumerate() {
+            let (Some(group), Some(m)) = (group, caps.get(i)) else { continue };
+            match group {
+                Group::Body(n) => hit.body = *n,
+                Group::Branch(facts, _) => hit.facts.extend(facts.iter().cloned()),
+                Group::Slot(slot, prefix, gap) => {
+                    hit.captures.push(capture(slot, prefix.as_deref(), m, offset, *gap))
+                }
+            }
+        }
+        hit
     }
 }
 
@@ -80,6 +112,9 @@ pub struct Capture {
     pub partial: bool,
     /// What the template prints before the line of a comment (see [`comment_apart`]).
     pub gap: Gap,
+    /// The template prints the field's line breaks with a prefix (`replace("\n", "\n> ")`): lines
+    /// after the match that carry it may be the field's.
+    pub prefixed_lines: bool,
 }
 
 /// One iteration of a loop found in a note.
@@ -165,7 +200,12 @@ impl Matcher {
             if last.as_ref() == Some(&source) {
                 continue;
             }
-            tiers.push(Tier { regex: compile(&source)?, glued: std::sync::OnceLock::new(), groups });
+            tiers.push(Tier {
+                regex: compile(&source)?,
+                glued: std::sync::OnceLock::new(),
+                whole: std::sync::OnceLock::new(),
+                groups,
+            });
             last = Some(source);
         }
         let mut leads: Vec<char> = trimmed.iter().filter_map(first_chars).flatten().collect();
@@ -221,18 +261,7 @@ impl Matcher {
                 pos = whole.0 + lead + 1;
                 continue;
             }
-            let mut hit =
-                Hit { start: whole.0, end: whole.1, body: 0, captures: Vec::new(), facts: Vec::new() };
-            for (i, group) in tier.groups.iter().enumerate() {
-                let (Some(group), Some(m)) = (group, caps.get(i)) else { continue };
-                match group {
-                    Group::Body(n) => hit.body = *n,
-                    Group::Branch(facts, _) => hit.facts.extend(facts.iter().cloned()),
-                    Group::Slot(slot, prefix, gap) => {
-                        hit.captures.push(capture(slot, prefix.as_deref(), m, offset, *gap))
-                    }
-                }
-            }
+            let hit = tier.hit(&caps, offset);
             if !has_content(&hit) && !self.open_end[hit.body] {
                 // Only the template's decoration (every field empty): not an annotation.
                 pos = next_char(text, whole.0);
@@ -242,19 +271,46 @@ impl Matcher {
             hits.push(hit);
         }
         let mut apart = Vec::new();
+        // Iterations read as part of the one before them ([`Matcher::read_whole`]).
+        let mut merged = vec![false; hits.len()];
         for i in 0..hits.len() {
+            if merged[i] {
+                continue;
+            }
             let gap_end = hits.get(i + 1).map_or(to, |h| h.start);
-            if self.open_end[hits[i].body]
-                && let Some(own) = extend(&mut hits[i], text, gap_end, stop)
-            {
-                apart.push((i + 1, own));
+            if self.open_end[hits[i].body] {
+                let before = hits[i].end;
+                if let Some(own) = extend(&mut hits[i], text, gap_end, stop) {
+                    apart.push((i + 1, own));
+                } else if hits[i].end > before
+                    && let Some(whole) = self.read_whole(text, &hits[i], None)
+                {
+                    hits[i] = whole;
+                    // A comment alone matched right after the lines the field took (blank lines
+                    // aside): the one the template prints after that field (`- **Comment:** …`),
+                    // when the whole reads as one iteration with it.
+                    if let Some(next) = hits.get(i + 1)
+                        && text[hits[i].end..next.start].trim().is_empty()
+                        && only_comment(next)
+                        && let Some(whole) = self.read_whole(text, &hits[i], Some(next.end))
+                    {
+                        hits[i] = whole;
+                        merged[i + 1] = true;
+                    }
+                }
             }
             if self.open_start[hits[i].body] {
                 let gap_start = if i == 0 { from } else { hits[i - 1].end };
                 extend_back(&mut hits[i], text, gap_start);
             }
         }
+        let mut n = 0;
+        hits.retain(|_| {
+            n += 1;
+            !merged[n - 1]
+        });
         for (at, own) in apart.into_iter().rev() {
+            let at = at - merged[..at].iter().filter(|&&m| m).count();
             hits.insert(at, own);
         }
         hits.retain(has_content);
@@ -262,7 +318,39 @@ impl Matcher {
     }
 }
 
+/// Whether the only field `hit` read is a comment.
+fn only_comment(hit: &Hit) -> bool {
+    hit.captures.iter().all(|c| c.field == Field::Comment || c.value.is_empty())
+}
+
 impl Matcher {
+    /// `hit`, which took the lines after its match into its last field, read again as one
+    /// iteration over all of its lines, when that field is one the template prints with a prefix
+    /// on each line (`> {{annotatedText | replace("\n", "\n> ")}}` then `> *{{comment}}*`): the
+    /// lines it took may hold the fields after it (the comment), which the match, ending at the
+    /// text's first line, had left empty.
+    /// `to`: read it up to there instead of its end.
+    fn read_whole(&self, text: &str, hit: &Hit, to: Option<usize>) -> Option<Hit> {
+        let last = hit.captures.iter().filter(|c| c.field.is_free_text()).max_by_key(|c| c.span.1)?;
+        if !last.prefixed_lines {
+            return None;
+        }
+        let span = &text[hit.start..to.unwrap_or(hit.end)];
+        // The reading must agree with the match on every field before the lines taken: where
+        // the expression, held to all the lines, can only match by reading the fields anew
+        // (the header's words as the text), the lines are the field's after all.
+        let kept = |whole: &Hit| {
+            hit.captures.iter().filter(|c| c.span.1 < last.span.0 && !c.value.is_empty()).all(|c| {
+                whole.captures.iter().any(|w| w.field == c.field && w.span == c.span && w.value == c.value)
+            }) && whole.captures.iter().any(|w| w.field == last.field && w.span.0 == last.span.0)
+        };
+        self.tiers.iter().find_map(|tier| {
+            let caps = tier.whole()?.captures(span)?;
+            let whole = tier.hit(&caps, hit.start);
+            (has_content(&whole) && kept(&whole)).then_some(whole)
+        })
+    }
+
     /// The leftmost match of any tier at or after `pos` (the stricter tier where they start
     /// together), cut short when a field of several lines swallowed the next iteration: a
     /// comment in `**…**` must not run over the following annotations to the next `**`.
@@ -662,6 +750,7 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
                 span: (line, taken_end),
                 partial: false,
                 gap: Gap::NONE,
+                prefixed_lines: false,
             };
             return Some(Hit {
                 start: line,
@@ -860,6 +949,7 @@ fn extend_back(hit: &mut Hit, text: &str, gap_start: usize) {
             span: (taken, hit.start),
             partial: false,
             gap: Gap::NONE,
+            prefixed_lines: false,
         }),
     }
     hit.start = taken;
@@ -885,7 +975,10 @@ fn capture(slot: &Slot, prefix: Option<&str>, m: regex::Match<'_>, offset: usize
     }
     let span = (offset + m.start(), offset + m.end());
     let gap = if slot.field == Field::Comment { gap } else { Gap::NONE };
-    Capture { field: slot.field, value: value.trim().to_string(), span, partial, gap }
+    let prefixed_lines = slot.transforms.iter().any(
+        |t| matches!(t, Transform::Replace(from, to) if from == "\n" && to.len() > 1 && to.starts_with('\n')),
+    );
+    Capture { field: slot.field, value: value.trim().to_string(), span, partial, gap, prefixed_lines }
 }
 
 fn undo_nl2br(s: &str) -> String {

@@ -734,3 +734,20 @@ fn a_heading_of_its_own_marks_an_iteration_that_prints_no_link() {
         ]
     );
 }
+
+#[test]
+fn a_highlight_of_several_lines_printed_with_a_quote_on_each_keeps_its_comment() {
+    // `replace("\n", "\n> ")`: the text's second line carries the quote marker, and the comment
+    // line after it must not be read as a third line of the text.
+    let template = "{% for annotation in annotations %}\n> [!quote] [p. {{annotation.page}}](zotero://open-pdf/library/items/K?page={{annotation.page}})\n> {{annotation.annotatedText | replace(\"\\n\", \"\\n> \")}}{% if annotation.comment %}\n> *{{annotation.comment}}*{% endif %}\n\n{% endfor %}";
+    let note = "\n> [!quote] [p. 4](zotero://open-pdf/library/items/K?page=4)\n> Tides rise twice a day,\n> pulled by the moon.\n> *two tides, not one*\n\n> [!quote] [p. 5](zotero://open-pdf/library/items/K?page=5)\n> Spring tides are the largest\n> and follow the full moon.\n\n";
+    let doc = read(template, note);
+    let got: Vec<_> = doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            (Some("Tides rise twice a day,\npulled by the moon."), Some("two tides, not one")),
+            (Some("Spring tides are the largest\nand follow the full moon."), None),
+        ]
+    );
+}
