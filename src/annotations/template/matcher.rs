@@ -67,16 +67,13 @@ struct Tier {
 impl Tier {
     /// The expression held to start where it is run (the `glued` field), built the first time.
     fn glued(&self) -> Option<&Regex> {
-        self.glued.get_or_init(|| glued(self.regex.as_str())).as_ref()
+        self.glued.get_or_init(|| compile(&held_at_start(self.regex.as_str())).ok()).as_ref()
     }
 
     /// The expression held to the whole of what it is run on (the `whole` field).
     fn whole(&self) -> Option<&Regex> {
         self.whole
-            .get_or_init(|| {
-                let source = self.regex.as_str().replace("(?:^[ \\t]*", "(?:\\A[ \\t]*");
-                compile(&format!("(?:{source})\\s*\\z")).ok()
-            })
+            .get_or_init(|| compile(&format!("(?:{})\\s*\\z", held_at_start(self.regex.as_str()))).ok())
             .as_ref()
     }
 
@@ -304,11 +301,8 @@ impl Matcher {
                 extend_back(&mut hits[i], text, gap_start);
             }
         }
-        let mut n = 0;
-        hits.retain(|_| {
-            n += 1;
-            !merged[n - 1]
-        });
+        let mut kept = merged.iter().map(|m| !m);
+        hits.retain(|_| kept.next().unwrap_or(true));
         for (at, own) in apart.into_iter().rev() {
             let at = at - merged[..at].iter().filter(|&&m| m).count();
             hits.insert(at, own);
@@ -316,6 +310,13 @@ impl Matcher {
         hits.retain(has_content);
         hits
     }
+}
+
+/// The free-text capture of `hit` that ends last: the one the lines after its match go to.
+fn last_free(hit: &Hit) -> Option<usize> {
+    (0..hit.captures.len())
+        .filter(|&i| hit.captures[i].field.is_free_text())
+        .max_by_key(|&i| hit.captures[i].span.1)
 }
 
 /// Whether the only field `hit` read is a comment.
@@ -331,7 +332,7 @@ impl Matcher {
     /// text's first line, had left empty.
     /// `to`: read it up to there instead of its end.
     fn read_whole(&self, text: &str, hit: &Hit, to: Option<usize>) -> Option<Hit> {
-        let last = hit.captures.iter().filter(|c| c.field.is_free_text()).max_by_key(|c| c.span.1)?;
+        let last = &hit.captures[last_free(hit)?];
         if !last.prefixed_lines {
             return None;
         }
@@ -564,9 +565,8 @@ fn in_word_hyphen(hay: &str, at: usize) -> bool {
 }
 
 /// `source` with each body held to start where the search starts instead of at a line start.
-fn glued(source: &str) -> Option<Regex> {
-    let source = source.replace("(?:^[ \\t]*", "(?:\\A[ \\t]*");
-    RegexBuilder::new(&source).size_limit(64 << 20).dfa_size_limit(16 << 20).build().ok()
+fn held_at_start(source: &str) -> String {
+    source.replace("(?:^[ \\t]*", "(?:\\A[ \\t]*")
 }
 
 /// The characters `p` can start with, blanks aside; `None` when it can start with a field.
@@ -732,7 +732,8 @@ fn extend(hit: &mut Hit, text: &str, gap_end: usize, stop: &dyn Fn(&str) -> bool
     if taken_end == hit.end {
         return None;
     }
-    let last = hit.captures.iter_mut().filter(|c| c.field.is_free_text()).max_by_key(|c| c.span.1)?;
+    let at = last_free(hit)?;
+    let last = &mut hit.captures[at];
     if !text[last.span.1..hit.end].trim().is_empty() {
         return None;
     }

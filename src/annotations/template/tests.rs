@@ -12,6 +12,17 @@ fn read(template: &str, note: &str) -> crate::annotations::AnnotationDoc {
     parse(note, "/v/n.md", &options)
 }
 
+/// An annotation's text, comment, colour and page.
+type Fields<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
+/// Each annotation's text, comment, colour and page.
+fn text_comment_colour_page(doc: &crate::annotations::AnnotationDoc) -> Vec<Fields<'_>> {
+    doc.annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect()
+}
+
 #[test]
 fn a_callout_template_reads_its_own_output() {
     let template = "# {{title}}\n{% for annotation in annotations -%}\n> [!quote|{{annotation.color}}] {{annotation.type | capitalize}}\n> {{annotation.annotatedText}}\n> [page {{annotation.page}}]({{annotation.desktopURI}})\n{% if annotation.comment %}\n**Memo:** {{annotation.comment}}\n{% endif %}\n\n{% endfor %}";
@@ -498,11 +509,7 @@ fn an_annotation_whose_comment_the_template_prints_in_another_section_is_one_ann
     let template = "{% set yellow = annotations | filterby(\"color\", \"startswith\", \"#ffd400\") %}{% set withComment = annotations | filterby(\"comment\", \"startswith\", \"\") %}## Findings\n{% for a in yellow %}\n> [!finding]\n> {{a.annotatedText}}\n> [(p. {{a.pageLabel}})]({{a.desktopURI}})\n{% endfor %}\n## Personal notes\n{% for a in annotations %}{% if a.comment %}\n> [!note]\n> {{a.comment}}\n> [(p. {{a.pageLabel}})]({{a.desktopURI}})\n{% endif %}{% endfor %}\n";
     let note = "## Findings\n\n> [!finding]\n> The index is rebuilt nightly.\n> [(p. 3)](zotero://open-pdf/library/items/K?page=3&annotation=A1)\n\n> [!finding]\n> Small models gain most.\n> [(p. 5)](zotero://open-pdf/library/items/K?page=5&annotation=A2)\n\n## Personal notes\n\n> [!note]\n> Why not hourly?\n> [(p. 3)](zotero://open-pdf/library/items/K?page=3&annotation=A1)\n\n> [!note]\n> A sticky note of its own.\n> [(p. 7)](zotero://open-pdf/library/items/K?page=7&annotation=A9)\n";
     let doc = read(template, note);
-    let got: Vec<_> = doc
-        .annotations
-        .iter()
-        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
-        .collect();
+    let got = text_comment_colour_page(&doc);
     assert_eq!(
         got,
         [
@@ -721,11 +728,7 @@ fn a_heading_of_its_own_marks_an_iteration_that_prints_no_link() {
     let template = "{% for annotation in annotations %}\n#### note {{loop.index}}\n{% if annotation.annotatedText %}\n{{annotation.annotatedText}}\n{% endif %}\n{% if annotation.comment %}\n{{annotation.comment}}\n{% endif %}\n\n##### details\n- page {{annotation.page}}\n- color: {{annotation.color}}\n- tags {% for tag in annotation.tags %}\n\t- #topic/{{tag.tag}} {% endfor %}\n\n{% endfor %}";
     let note = "\n#### note 1\n\nRivers carry silt to the sea.\n\n\n\n##### details\n- page 2\n- color: #ffd400\n- tags \n\t- #topic/rivers \n\n\n#### note 2\n\nDeltas grow at the mouth.\n\n\nworth a diagram\n\n\n##### details\n- page 3\n- color: #ff6666\n- tags \n\n";
     let doc = read(template, note);
-    let got: Vec<_> = doc
-        .annotations
-        .iter()
-        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
-        .collect();
+    let got = text_comment_colour_page(&doc);
     assert_eq!(
         got,
         [
