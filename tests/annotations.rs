@@ -185,3 +185,23 @@ fn a_callout_header_over_the_block_gives_its_colour() {
         ]
     );
 }
+
+#[test]
+fn a_text_of_several_lines_marked_only_on_its_first_goes_on_to_its_link() {
+    // A template that prints `> {{annotatedText}}` or `- {{annotatedText}}` marks only the first
+    // line of a highlight that spans lines; Markdown reads the next line on in the same quote or
+    // item (lazy continuation), and so does the reader.
+    let text = "# Paper\n\n> Tides rise twice a day,\nand fall more slowly than they rise. [(p. 3)](zotero://open-pdf/library/items/TD?page=3&annotation=AAAA1111)\n\n> One line only. [(p. 4)](zotero://open-pdf/library/items/TD?page=4&annotation=BBBB2222)\n\n- Sand moves with the storms,\nnot with the tides. [(p. 5)](zotero://open-pdf/library/items/TD?page=5&annotation=CCCC3333)\n- Mud stays. [(p. 6)](zotero://open-pdf/library/items/TD?page=6&annotation=DDDD4444)\n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    let read: Vec<(Option<&str>, Option<&str>)> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.page.as_deref())).collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Tides rise twice a day,\nand fall more slowly than they rise."), Some("3")),
+            (Some("One line only."), Some("4")),
+            (Some("Sand moves with the storms,\nnot with the tides."), Some("5")),
+            (Some("Mud stays."), Some("6")),
+        ]
+    );
+}

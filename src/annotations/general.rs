@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use super::colors::{ColorEntry, zotero_hex_of_name};
 use super::draft::{ColorSource, Draft};
-use super::lines::{Lines, heading};
+use super::lines::{Lines, heading, unquote};
 use super::text::{
     annotation_key, find_short, is_page_token, is_zotlit_id, label_page, mark_colours, offset_in,
     page_of_locator, rfind_short, strip_prefix_ci,
@@ -65,6 +65,9 @@ struct Info<'a> {
     /// The colour a callout's title names, as a colour label of the templates
     /// (`> [!note] Concepts`): the title is a label, however many words it has.
     title_colour: Option<String>,
+    /// The line goes on the paragraph of the line above it, a quote's or a list item's, with
+    /// no marker of its own (Markdown's lazy continuation: `> text,` then `more text [p. 3](…)`).
+    lazy: bool,
 }
 
 impl Info<'_> {
@@ -141,6 +144,7 @@ pub fn read(
     for info in infos.iter_mut().filter(|i| i.callout) {
         info.title_colour = label_colour(labels, &info.rest);
     }
+    lazy_continuations(lines, &mut infos);
     // A ZotLit callout with no page and no link (`> [!note] Concepts`, its text, `> ^KEYaATTpN`):
     // its block id marks it, and its header is the anchor.
     for i in 0..infos.len() {
@@ -333,6 +337,43 @@ pub fn read(
     }
     drop_copies(&mut found);
     found
+}
+
+/// Lines that continue the paragraph above them without its marker: a template that prints
+/// `> {{annotatedText}}` (or `- {{annotatedText}}`) marks only the first line of a text of
+/// several lines, and Markdown reads the next lines on in the same quote or item. Such a line
+/// takes the quote's depth. Not a line that starts a block of its own (a list item, a heading,
+/// a divider, a fence, an HTML block, a table row, an embed), nor one after a callout's header.
+fn lazy_continuations(lines: &Lines<'_>, infos: &mut [Info<'_>]) {
+    for i in 1..infos.len() {
+        let (above, this) = (&infos[i - 1], &infos[i]);
+        if this.depth > 0 || this.blank || this.heading || above.blank || above.heading || above.callout {
+            continue;
+        }
+        let prev = lines.get(i - 1).trim_start();
+        let in_item = above.depth == 0 && (above.lazy || is_list_item(prev));
+        if above.depth == 0 && !in_item {
+            continue;
+        }
+        let t = lines.get(i).trim_start();
+        let starts_block = is_list_item(t)
+            || super::lines::is_thematic_break(t)
+            || t.starts_with(['<', '|', '%'])
+            || t.starts_with("```")
+            || t.starts_with("~~~")
+            || t.starts_with("![")
+            || t.starts_with("[!");
+        // A list item's own lines are indented under it; a line at the margin after a quote's
+        // fenced or table line is not the quote's.
+        let prev_inner = unquote(prev, above.depth).trim_start();
+        let above_closed = prev_inner.starts_with("```") || prev_inner.starts_with('|');
+        if starts_block || above_closed {
+            continue;
+        }
+        let depth = above.depth;
+        infos[i].lazy = true;
+        infos[i].depth = depth;
+    }
 }
 
 /// A heading at a level the templates print one colour's highlights as (`###### text`), with no
@@ -639,13 +680,15 @@ fn record(
     if inline {
         // Text on the anchor's line; lines of the same block above it (not claimed by the
         // annotation before) continue it.
+        // A line that continues a list item's paragraph (`- text,` then `more [p. 3](…)`) goes
+        // up to the item's marker.
         let mut up = a;
         while up > claimed_until
             && joins(up - 1)
             && infos[up - 1].depth == depth
-            && depth > 0
+            && (depth > 0 || infos[up].lazy)
             && !infos[up - 1].callout
-            && !is_labelled(&infos[up - 1].rest)
+            && (infos[up].lazy || !is_labelled(&infos[up - 1].rest))
         {
             up -= 1;
         }
@@ -675,7 +718,11 @@ fn record(
             comment.push(infos[a].rest.clone());
             d.label.get_or_insert_with(|| "note".to_string());
         } else {
-            text.extend(infos[up..a].iter().map(|i| i.rest.clone()));
+            // The item's marker above lazy lines is the template's, as on the anchor's line.
+            text.extend(infos[up..a].iter().enumerate().map(|(n, i)| match n {
+                0 if infos[up + 1].lazy && depth == 0 => Cow::Owned(list_marker_off(&i.rest).to_string()),
+                _ => i.rest.clone(),
+            }));
             // `- text [(p. 5)](…)`: the list marker is the template's, not the text's.
             let mut rest = list_marker_off(&infos[a].rest);
             // `1. “text” [Page 1](…)`: the note's numbered list, when the line starts with it.
@@ -1010,7 +1057,13 @@ fn split_inline(rest: &str) -> (&str, Option<&str>) {
 
 fn clean_text(text: &str) -> String {
     let t = text.trim();
-    let t = super::text::strip_quotes(t);
+    let unquoted = super::text::strip_quotes(t);
+    // `text” Yellow Highlight [Page 1](…)`: a closing quote the template printed after the text,
+    // with no other quote mark anywhere in it (a text in quotes may end with one of its own).
+    let t = match t.strip_suffix('”') {
+        Some(head) if unquoted.len() == t.len() && !head.contains(['“', '”', '"']) => head.trim_end(),
+        _ => unquoted,
+    };
     let t = unwrap_emphasis(t);
     let t = t.strip_prefix("==").and_then(|r| r.strip_suffix("==")).unwrap_or(t);
     unescape_markdown(super::text::strip_quotes(t))
@@ -1878,7 +1931,19 @@ fn take_words(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
             }
         }
         _ if info.callout || at_most_words(t, 2) => ("", t),
-        _ => return,
+        // `…last line of the text.” Red Highlight [Page 3](…)`: the quote opened on a line above.
+        _ => match t.rfind('”') {
+            Some(end)
+                if t[end + '”'.len_utf8()..].split_whitespace().count() <= 2
+                    && t[end + '”'.len_utf8()..].split_whitespace().all(|w| {
+                        let w = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+                        TYPE_WORDS.contains(&w.as_str()) || is_colour_word(&w)
+                    }) =>
+            {
+                t.split_at(end + '”'.len_utf8())
+            }
+            _ => return,
+        },
     };
     let mut kept: Vec<&str> = Vec::new();
     let mut removed = false;
