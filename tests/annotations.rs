@@ -2,7 +2,7 @@
 //! properties that hold for any input.
 
 use proptest::prelude::*;
-use scholia::annotations::{ParseOptions, is_annotation_note, parse};
+use scholia::annotations::{AnnotationType, ParseOptions, is_annotation_note, parse};
 
 use crate::check::{cases, check, root};
 
@@ -202,6 +202,32 @@ fn a_text_of_several_lines_marked_only_on_its_first_goes_on_to_its_link() {
             (Some("One line only."), Some("4")),
             (Some("Sand moves with the storms,\nnot with the tides."), Some("5")),
             (Some("Mud stays."), Some("6")),
+        ]
+    );
+}
+
+#[test]
+fn a_coloured_sign_and_a_bold_colour_label_over_the_quote_are_the_templates() {
+    // `<span style="background-color:…">✎</span> **Green Highlight** - [Page 4](…)` heads the
+    // annotation: the sign and the label are decoration, the quote below is the text.
+    let text = "# P\n\n<span style=\"background-color:Green;color:Black\">✎</span> **Green Highlight** - [Page 4](zotero://open-pdf/library/items/KK?page=4&annotation=AAAA1111)\n\n> Ferns spread by spores.\n\n**Note:** First paragraph.\n\nSecond paragraph.\n\n---\n\n<span style=\"background-color:Orange;color:Black\">⚑</span> **Orange Note** - [Page 7](zotero://open-pdf/library/items/KK?page=7&annotation=BBBB2222)\n\n**Note:** Check the herbarium.\n\n---\n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    type Read<'a> = (AnnotationType, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let read: Vec<Read> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.kind, a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (
+                AnnotationType::Highlight,
+                Some("Ferns spread by spores."),
+                Some("First paragraph.\n\nSecond paragraph."),
+                Some("#5fb236")
+            ),
+            (AnnotationType::Note, None, Some("Check the herbarium."), Some("#f19837")),
         ]
     );
 }

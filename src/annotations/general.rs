@@ -988,7 +988,7 @@ fn lead_mark(line: &str) -> Option<String> {
     let inner = &t.strip_prefix(open)?[t[open.len()..].find('>')? + 1..];
     let end = inner.find(close)?;
     let words = inner[..end].trim();
-    (!words.is_empty() && !words.contains('<') && !inner[end + close.len()..].trim().is_empty())
+    (has_word(words) && !words.contains('<') && !inner[end + close.len()..].trim().is_empty())
         .then(|| words.to_string())
 }
 
@@ -1558,6 +1558,17 @@ fn take_marks(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
             out.push('\n');
         }
         s = &tag[close + 1..];
+        // `<span style="background-color:Green">✎</span>`: a coloured sign the template prints
+        // before the annotation, no word of its text.
+        if matches!(lower, "mark" | "span")
+            && let Some(end) = find_short(s, "</")
+            && !s[..end].trim().is_empty()
+            && !s[..end].contains('<')
+            && !s[..end].chars().any(char::is_alphanumeric)
+            && s[end + 2..].get(..lower.len()).is_some_and(|n| n.eq_ignore_ascii_case(lower))
+        {
+            s = &s[end..];
+        }
     }
     out.push_str(s);
     *rest = Cow::Owned(out);
@@ -1968,8 +1979,11 @@ fn take_words(rest: &mut Cow<'_, str>, info: &mut Info<'_>) {
         if TYPE_WORDS.contains(&bare.as_str()) && info.label.is_none() {
             info.label = Some(bare);
             removed = true;
-        } else if is_colour_word(&bare) && info.color.name.is_none() && info.color.hex.is_none() {
-            info.color.name = Some(bare);
+        } else if is_colour_word(&bare) {
+            // `**Green Highlight**` beside a colour the line's mark already gave: a label too.
+            if info.color.name.is_none() && info.color.hex.is_none() {
+                info.color.name = Some(bare);
+            }
             removed = true;
         } else {
             kept.push(w);
