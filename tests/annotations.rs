@@ -231,3 +231,33 @@ fn a_coloured_sign_and_a_bold_colour_label_over_the_quote_are_the_templates() {
         ]
     );
 }
+
+#[test]
+fn a_link_in_a_quote_of_its_own_ends_the_quotes_above_it() {
+    // `> text`, `> comment`, `> [p. 3](…)`, each a quote of its own with blank lines between, some
+    // under an empty callout: the link ends the quotes above it; an image above the words is an
+    // image annotation, the words its comment.
+    let link =
+        |p: u32, key: &str| format!("[p. {p}](zotero://open-pdf/library/items/QQ?page={p}&annotation={key})");
+    let text = format!(
+        "# P\n\n> [!quote]\n\n\n> Bees dance to point at food.\n\n\n>\n> the waggle run's angle\n\n>\n> {}\n\n\n> Drones do not forage.\n\n>\n> {}\n\n\n> [!example] Figure\n\n> ![[img/image-8-x98-y533.png]]\n\n>\n> hive map\n\n>\n> {}\n",
+        link(3, "AAAA1111"),
+        link(4, "BBBB2222"),
+        link(8, "CCCC3333")
+    );
+    let doc = parse(&text, "x", &ParseOptions::default());
+    type Read<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, bool);
+    let read: Vec<Read> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.page.as_deref(), a.image_path.is_some()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Bees dance to point at food."), Some("the waggle run's angle"), Some("3"), false),
+            (Some("Drones do not forage."), None, Some("4"), false),
+            (None, Some("hive map"), Some("8"), true),
+        ]
+    );
+}

@@ -173,6 +173,12 @@ pub fn read(
         skip[j] = true;
     }
     let anchors: Vec<usize> = (0..infos.len()).filter(|&i| !skip[i] && infos[i].anchored()).collect();
+    // A note whose first wordless quoted link ends the quotes above it (`> text`, `> comment`,
+    // `> [p. 3](…)`): so do the next ones, and the quotes after one link are the next one's.
+    let links_end_quotes = anchors
+        .iter()
+        .find(|&&n| bare_quoted_link(&infos[n]))
+        .is_some_and(|&n| !quotes_above(&infos, &skip, n, 0).is_empty());
     let mut found = Vec::new();
     let mut heading_colour: Option<String> = None;
     let mut next_heading = 0;
@@ -232,6 +238,12 @@ pub fn read(
         let limit = anchors.get(k + 1).map_or(lines.len(), |&n| {
             if is_list_item(super::lines::unquote(lines.get(n), infos[n].depth)) {
                 return n;
+            }
+            if links_end_quotes
+                && bare_quoted_link(&infos[n])
+                && let Some(&(top, _)) = quotes_above(&infos, &skip, n, b + 1).first()
+            {
+                return top;
             }
             let mut top = n;
             while top > b + 1
@@ -332,6 +344,29 @@ pub fn read(
             let above = found.remove(k).draft;
             found[k].draft.comment = above.text.into_iter().chain(above.comment).collect();
         } else {
+            k += 1;
+        }
+    }
+    // `> ![[image-8-….png]]`, `> comment`, then `> [p. 8](…)`: in a note whose links end the
+    // quotes above them, an image with no link and the link after it are one image annotation,
+    // the words between them its comment.
+    if links_end_quotes {
+        let mut k = 0;
+        while k + 1 < found.len() {
+            let (d, next) = (&found[k].draft, &found[k + 1].draft);
+            if d.image.is_some()
+                && d.link.is_none()
+                && d.text.is_empty()
+                && d.comment.is_empty()
+                && next.image.is_none()
+                && next.link.is_some()
+            {
+                let next = found.remove(k + 1).draft;
+                let image = &mut found[k].draft;
+                image.link = next.link;
+                image.page = image.page.take().or(next.page);
+                image.comment = next.text.into_iter().chain(next.comment).collect();
+            }
             k += 1;
         }
     }
@@ -874,6 +909,27 @@ fn record(
                 }
             }
             after = i;
+            // `> text`, `> comment`, then `> [p. 3](…)`: each a quote of its own, blank lines
+            // between them. The link ends the quotes above it, up to what the annotation before
+            // claimed or to the empty callout over them: the first is the text, the rest the
+            // comment.
+            if text.is_empty() && a == b && bare_quoted_link(&infos[a]) {
+                let blocks = quotes_above(infos, skip, a, claimed_until);
+                if let Some((top, _)) = blocks.first() {
+                    first = *top;
+                    for (n, &(from, to)) in blocks.iter().enumerate() {
+                        let lines = infos[from..to].iter().map(|i| i.rest.clone());
+                        if n == 0 {
+                            text.extend(lines);
+                        } else {
+                            if !comment.is_empty() {
+                                comment.push(Cow::Borrowed(""));
+                            }
+                            comment.extend(lines);
+                        }
+                    }
+                }
+            }
         }
     }
     // A colour on the text's own lines (`<span style="background:…">text</span>` under a header).
@@ -966,6 +1022,46 @@ fn record(
         d.comment.push(Cow::Owned(comment));
     }
     (first, d)
+}
+
+/// A quoted anchor with no word and no image (`> [p. 3](zotero://…)`).
+fn bare_quoted_link(info: &Info<'_>) -> bool {
+    info.depth > 0 && info.image.is_none() && !info.callout && !has_word(&info.rest)
+}
+
+/// The quotes above the wordless anchor at `a` (blank lines between them and it), each as the
+/// range of its lines, top first: none when a line of words outside a quote, a heading, a
+/// callout, another anchor or a skipped line comes first.
+fn quotes_above(infos: &[Info<'_>], skip: &[bool], a: usize, claimed_until: usize) -> Vec<(usize, usize)> {
+    let mut blocks = Vec::new();
+    let mut j = a;
+    let mut end: Option<usize> = None;
+    while j > claimed_until {
+        let k = j - 1;
+        let info = &infos[k];
+        if info.blank {
+            if let Some(e) = end.take() {
+                blocks.push((j, e));
+            }
+        } else if skip[k] || info.heading || info.callout || info.anchored() || info.depth == 0 {
+            if end.is_some() {
+                return Vec::new();
+            }
+            break;
+        } else if end.is_none() {
+            end = Some(j);
+        }
+        j -= 1;
+    }
+    // A quote that runs on up to what the annotation before claimed, with no blank line
+    // between, is that annotation's.
+    if let Some(e) = end
+        && (j == 0 || infos[j - 1].blank || infos[j - 1].heading || infos[j - 1].callout || skip[j - 1])
+    {
+        blocks.push((j, e));
+    }
+    blocks.reverse();
+    blocks
 }
 
 /// A line of the block above the anchor that is only the template's type label (`<span
