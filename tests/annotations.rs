@@ -261,3 +261,25 @@ fn a_link_in_a_quote_of_its_own_ends_the_quotes_above_it() {
         ]
     );
 }
+
+#[test]
+fn a_callout_holding_only_a_label_gives_its_colour_to_the_quote_below_it() {
+    // `>[!quote|#hex]` and `>🟡 Highlight`, then blank lines, then the quote with the text and
+    // its link: the label callout heads that quote. A `**Categories:**` field is the template's
+    // place for tags, not the comment.
+    let text = "# P\n\n>[!quote|#ff6666] \n>🔴 Important\n\n\n>\n> \n>Moss grows on the north side. [(p. 3)](zotero://open-pdf/library/items/MM?page=3&annotation=AAAA1111)\n>\n>**Categories:** _add your categories here_\n>**💬 Comment:** only in this forest\n\n>[!quote|#5fb236] \n>🟢 Reference\n\n\n>\n> \n>Lichens need clean air. [(p. 4)](zotero://open-pdf/library/items/MM?page=4&annotation=BBBB2222)\n>\n>**Categories:** _add your categories here_\n>**💬 Comment:** \n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    type Read<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let read: Vec<Read> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Moss grows on the north side."), Some("only in this forest"), Some("#ff6666"), Some("3")),
+            (Some("Lichens need clean air."), None, Some("#5fb236"), Some("4")),
+        ]
+    );
+}

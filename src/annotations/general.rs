@@ -942,6 +942,18 @@ fn record(
     {
         d.color = c.clone();
     }
+    // `>[!quote|#ffd400]` over `>🟡 Highlight`, then blank lines, then the quote that holds the
+    // text and its link: the callout, only a label, heads the quote below it.
+    if d.color.hex.is_none()
+        && d.color.name.is_none()
+        && depth > 0
+        && let Some(header) = label_callout_above(infos, skip, first, claimed_until)
+    {
+        d.color = infos[header].color.clone();
+        if d.label.is_none() {
+            d.label = infos[header + 1..first].iter().find_map(|i| i.label.clone());
+        }
+    }
     if d.color.hex.is_none() && d.color.name.is_none() {
         set_colour(&mut d.color, heading_colour.unwrap_or(""));
     }
@@ -983,7 +995,7 @@ fn record(
             break;
         }
         // `tags: #method, ideas`: the annotation's Zotero tags, printed after its comment.
-        if strip_prefix_ci(rest, "tags:").is_some() || super::text::is_import_stamp(rest) {
+        if tags_field(rest) || super::text::is_import_stamp(rest) {
             i += 1;
             continue;
         }
@@ -1022,6 +1034,42 @@ fn record(
         d.comment.push(Cow::Owned(comment));
     }
     (first, d)
+}
+
+/// `tags: #method`, `**Categories:** …`, `Keywords:: …`: a field of the annotation's tags (or the
+/// template's placeholder for them), printed after its comment.
+fn tags_field(line: &str) -> bool {
+    let t = line.trim_start_matches(['*', '_', ' ']);
+    ["tags", "categories", "keywords"].iter().any(|name| {
+        strip_prefix_ci(t, name).is_some_and(|r| r.trim_start_matches(['*', '_']).starts_with(':'))
+    })
+}
+
+/// The header of the coloured callout above line `first` (blank lines between) that holds no
+/// anchor and no more than a label (`>[!quote|#ffd400]`, `>🟡 Highlight`).
+fn label_callout_above(
+    infos: &[Info<'_>],
+    skip: &[bool],
+    first: usize,
+    claimed_until: usize,
+) -> Option<usize> {
+    let mut j = first;
+    while j > claimed_until && infos[j - 1].blank {
+        j -= 1;
+    }
+    if j == first {
+        return None;
+    }
+    let end = j;
+    while j > claimed_until && !infos[j - 1].blank && infos[j - 1].depth > 0 {
+        j -= 1;
+        if infos[j].callout {
+            let coloured = infos[j].color.hex.is_some() || infos[j].color.name.is_some();
+            let labels_only = (j..end).all(|i| !infos[i].anchored() && at_most_words(&infos[i].rest, 2));
+            return (coloured && labels_only && skip[j]).then_some(j);
+        }
+    }
+    None
 }
 
 /// A quoted anchor with no word and no image (`> [p. 3](zotero://…)`).
