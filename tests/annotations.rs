@@ -283,3 +283,26 @@ fn a_callout_holding_only_a_label_gives_its_colour_to_the_quote_below_it() {
         ]
     );
 }
+
+#[test]
+fn quotes_under_a_page_heading_with_no_link_are_that_pages_annotations() {
+    // `### Page 2` over callouts or quotes, no Zotero link anywhere: each quote is an annotation
+    // on that page; `> *…*` under the text is the comment; `- **Color**: #hex (Name)` and
+    // `- **Date**: …` are the annotation's fields.
+    let text = "# P\n\n### Page 2\n%% begin page_2 %%\n%% end page_2 %%\n\n> [!highlight]\n> Owls hunt at dusk.\n> *not all of them*\n\n### Page 5\n\n> Barn owls hear mice under snow.\n**Comment**: a famous figure\n\n- **Color**: #5fb236 (Green)\n- **Date**: 2024-11-05 11:02 pm\n\n---\n\n> Their feathers are silent.\n\n- **Color**: #ff6666 (Red)\n- **Date**: 2024-11-05 11:03 pm\n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    type Read<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let read: Vec<Read> = doc
+        .annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Owls hunt at dusk."), Some("not all of them"), None, Some("2")),
+            (Some("Barn owls hear mice under snow."), Some("a famous figure"), Some("#5fb236"), Some("5")),
+            (Some("Their feathers are silent."), None, Some("#ff6666"), Some("5")),
+        ]
+    );
+}

@@ -164,6 +164,10 @@ pub fn read(
         }
     }
     colour_headings(lines, &mut infos, heading_colours);
+    // With the user's template, the template says what its page headings hold.
+    if !templated {
+        page_sections(lines, &mut infos);
+    }
     code_characters(&mut infos, !templated);
     let mut skip = skipped(lines, &infos);
     let mut above = image_comments_above(&infos);
@@ -372,6 +376,34 @@ pub fn read(
     }
     drop_copies(&mut found);
     found
+}
+
+/// `### Page 3` over quotes or callouts with no link (a template that groups the annotations by
+/// page and prints no link): in a section with no anchor of its own, each quote under the
+/// heading is an annotation on that page.
+fn page_sections(lines: &Lines<'_>, infos: &mut [Info<'_>]) {
+    let mut h = 0;
+    while h < infos.len() {
+        let page = infos[h]
+            .heading
+            .then(|| heading(lines.get(h)))
+            .flatten()
+            .filter(|(_, title)| at_most_words(title, 2))
+            .and_then(|(_, title)| label_page(title));
+        let end = (h + 1..infos.len()).find(|&j| infos[j].heading).unwrap_or(infos.len());
+        if let Some(page) = &page
+            && !infos[h + 1..end].iter().any(Info::anchored)
+        {
+            for j in h + 1..end {
+                let starts =
+                    infos[j].depth > 0 && !infos[j].blank && (infos[j - 1].blank || infos[j - 1].depth == 0);
+                if starts {
+                    infos[j].page = Some(page.clone());
+                }
+            }
+        }
+        h = if page.is_some() { end } else { h + 1 };
+    }
 }
 
 /// Lines that continue the paragraph above them without its marker: a template that prints
@@ -874,7 +906,11 @@ fn record(
                     }
                 }
                 let nested_callout = infos[i].callout && infos[i].depth > depth;
-                if rest == "---"
+                // `> *comment*` under the text's lines: the template's emphasis marks the comment.
+                let emphasised =
+                    !text.is_empty() && emphasis_opens(rest, infos[i..end].iter().map(|i| i.rest.trim()));
+                if emphasised
+                    || rest == "---"
                     || is_labelled(rest)
                     || is_labelled(list_marker_off(rest))
                     || is_nested_item(lines.get(i), depth)
@@ -999,6 +1035,14 @@ fn record(
             i += 1;
             continue;
         }
+        // `- **Color**: #5fb236 (Green)`, `- **Date**: …`: the annotation's own fields.
+        if let Some((name, value)) = annotation_field(list_marker_off(rest)) {
+            if matches!(name, "color" | "colour") && d.color.hex.is_none() && d.color.name.is_none() {
+                set_colour(&mut d.color, value.split_whitespace().next().unwrap_or(""));
+            }
+            i += 1;
+            continue;
+        }
         // `Methods Details:`, a paragraph of its own over the next annotations: the label of
         // their section, not this one's comment.
         if rest.ends_with([':', '：'])
@@ -1034,6 +1078,38 @@ fn record(
         d.comment.push(Cow::Owned(comment));
     }
     (first, d)
+}
+
+/// Whether `line` opens a single emphasis (`*…`, `_…`, not `**`) that closes at the end of it or
+/// of one of the `next` lines (the line itself first among them).
+fn emphasis_opens<'a>(line: &str, mut next: impl Iterator<Item = &'a str>) -> bool {
+    let Some(m) = line.chars().next().filter(|c| matches!(c, '*' | '_')) else {
+        return false;
+    };
+    let double = line[1..].starts_with(m);
+    !double
+        && line.len() > 1
+        && next.any(|l| l.ends_with(m) && !l.ends_with(&format!("{m}{m}")) && l.len() > 1)
+}
+
+/// `**Color**: #5fb236 (Green)`, `Date: 2024-10-25`, `Type:: highlight`: a field of the
+/// annotation a template prints under it (its name, lowercased, and its value).
+fn annotation_field(line: &str) -> Option<(&'static str, &str)> {
+    let t = line.trim_start_matches(['*', '_']);
+    ["color", "colour", "date", "type", "page", "created", "modified"].into_iter().find_map(|name| {
+        let r = strip_prefix_ci(t, name)?.trim_start_matches(['*', '_']);
+        let r = r.strip_prefix("::").or_else(|| r.strip_prefix(':'))?;
+        let r = r.trim_start_matches(['*', '_']).trim();
+        // A colour field holds a colour; the others a short value, not a sentence.
+        let fits = match name {
+            "color" | "colour" => {
+                let first = r.split_whitespace().next().unwrap_or("");
+                first.starts_with('#') || is_colour_word(&first.to_lowercase())
+            }
+            _ => !r.is_empty() && at_most_words(r, 4),
+        };
+        fits.then_some((name, r))
+    })
 }
 
 /// `tags: #method`, `**Categories:** …`, `Keywords:: …`: a field of the annotation's tags (or the
