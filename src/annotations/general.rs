@@ -390,10 +390,12 @@ fn page_sections(lines: &Lines<'_>, infos: &mut [Info<'_>]) {
             .flatten()
             .filter(|(_, title)| at_most_words(title, 2))
             .and_then(|(_, title)| label_page(title));
+        let Some(page) = page else {
+            h += 1;
+            continue;
+        };
         let end = (h + 1..infos.len()).find(|&j| infos[j].heading).unwrap_or(infos.len());
-        if let Some(page) = &page
-            && !infos[h + 1..end].iter().any(Info::anchored)
-        {
+        if !infos[h + 1..end].iter().any(Info::anchored) {
             for j in h + 1..end {
                 let starts =
                     infos[j].depth > 0 && !infos[j].blank && (infos[j - 1].blank || infos[j - 1].depth == 0);
@@ -402,7 +404,7 @@ fn page_sections(lines: &Lines<'_>, infos: &mut [Info<'_>]) {
                 }
             }
         }
-        h = if page.is_some() { end } else { h + 1 };
+        h = end;
     }
 }
 
