@@ -306,3 +306,18 @@ fn quotes_under_a_page_heading_with_no_link_are_that_pages_annotations() {
         ]
     );
 }
+
+#[test]
+fn an_en_dash_line_under_the_text_is_its_comment() {
+    let text = "# P\n\n> Rivers carve canyons slowly. (p. 3)\n> – over millions of years\n> Deltas grow at the mouth. (p. 4)\n";
+    let doc = parse(text, "x", &ParseOptions::default());
+    let read: Vec<(Option<&str>, Option<&str>)> =
+        doc.annotations.iter().map(|a| (a.text.as_deref(), a.comment.as_deref())).collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Rivers carve canyons slowly."), Some("over millions of years")),
+            (Some("Deltas grow at the mouth."), None)
+        ]
+    );
+}

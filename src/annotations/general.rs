@@ -1387,6 +1387,12 @@ fn label_len(rest: &str) -> Option<usize> {
             return Some(sign + label_len(r).filter(|&n| bold_label_len(r) == Some(n)).unwrap_or(0));
         }
     }
+    // `> – comment`: an en dash and a space before the comment's line.
+    if let Some(r) = t.strip_prefix("– ")
+        && has_word(r)
+    {
+        return Some(lead + t.len() - r.len());
+    }
     if let Some(n) = bold_label_len(t) {
         return Some(lead + n);
     }
