@@ -1089,9 +1089,7 @@ fn emphasis_opens<'a>(line: &str, mut next: impl Iterator<Item = &'a str>) -> bo
         return false;
     };
     let double = line[1..].starts_with(m);
-    !double
-        && line.len() > 1
-        && next.any(|l| l.ends_with(m) && !l.ends_with(&format!("{m}{m}")) && l.len() > 1)
+    !double && line.len() > 1 && next.any(|l| l.len() > 1 && l.ends_with(m) && !l[..l.len() - 1].ends_with(m))
 }
 
 /// `**Color**: #5fb236 (Green)`, `Date: 2024-10-25`, `Type:: highlight`: a field of the
