@@ -2,7 +2,7 @@
 //! properties that hold for any input.
 
 use proptest::prelude::*;
-use scholia::annotations::{AnnotationType, ParseOptions, is_annotation_note, parse};
+use scholia::annotations::{AnnotationDoc, AnnotationType, ParseOptions, is_annotation_note, parse};
 
 use crate::check::{cases, check, root};
 
@@ -269,12 +269,7 @@ fn a_callout_holding_only_a_label_gives_its_colour_to_the_quote_below_it() {
     // place for tags, not the comment.
     let text = "# P\n\n>[!quote|#ff6666] \n>🔴 Important\n\n\n>\n> \n>Moss grows on the north side. [(p. 3)](zotero://open-pdf/library/items/MM?page=3&annotation=AAAA1111)\n>\n>**Categories:** _add your categories here_\n>**💬 Comment:** only in this forest\n\n>[!quote|#5fb236] \n>🟢 Reference\n\n\n>\n> \n>Lichens need clean air. [(p. 4)](zotero://open-pdf/library/items/MM?page=4&annotation=BBBB2222)\n>\n>**Categories:** _add your categories here_\n>**💬 Comment:** \n";
     let doc = parse(text, "x", &ParseOptions::default());
-    type Read<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
-    let read: Vec<Read> = doc
-        .annotations
-        .iter()
-        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
-        .collect();
+    let read = text_comment_colour_page(&doc);
     assert_eq!(
         read,
         [
@@ -291,12 +286,7 @@ fn quotes_under_a_page_heading_with_no_link_are_that_pages_annotations() {
     // `- **Date**: …` are the annotation's fields.
     let text = "# P\n\n### Page 2\n%% begin page_2 %%\n%% end page_2 %%\n\n> [!highlight]\n> Owls hunt at dusk.\n> *not all of them*\n\n### Page 5\n\n> Barn owls hear mice under snow.\n**Comment**: a famous figure\n\n- **Color**: #5fb236 (Green)\n- **Date**: 2024-11-05 11:02 pm\n\n---\n\n> Their feathers are silent.\n\n- **Color**: #ff6666 (Red)\n- **Date**: 2024-11-05 11:03 pm\n";
     let doc = parse(text, "x", &ParseOptions::default());
-    type Read<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
-    let read: Vec<Read> = doc
-        .annotations
-        .iter()
-        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
-        .collect();
+    let read = text_comment_colour_page(&doc);
     assert_eq!(
         read,
         [
@@ -320,4 +310,14 @@ fn an_en_dash_line_under_the_text_is_its_comment() {
             (Some("Deltas grow at the mouth."), None)
         ]
     );
+}
+
+/// Each annotation's text, comment, colour and page, in the note's order.
+type Fields<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
+fn text_comment_colour_page(doc: &AnnotationDoc) -> Vec<Fields<'_>> {
+    doc.annotations
+        .iter()
+        .map(|a| (a.text.as_deref(), a.comment.as_deref(), a.color_hex.as_deref(), a.page.as_deref()))
+        .collect()
 }
